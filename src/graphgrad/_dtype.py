@@ -1,0 +1,189 @@
+"""dtypes and PyTorch's type-promotion rules.
+
+A `dtype` wraps a NumPy dtype. Promotion follows torch: categories bool < integer < floating;
+dimensioned tensors outrank 0-d tensors, which outrank Python scalars, and a lower-priority
+operand only changes the result when it belongs to a higher category (see Note [Weak operands]).
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+__all__ = [
+    "dtype", "float16", "half", "float32", "float", "float64", "double", "int8", "int16", "short",
+    "int32", "int", "int64", "long", "uint8", "bool", "get_default_dtype", "set_default_dtype",
+    "promote_types", "result_type", "can_cast",
+]
+
+_BOOL, _INT, _FLOAT = 0, 1, 2
+
+
+class dtype:
+    """A tensor element type, printed as PyTorch prints it (``torch.float32``)."""
+
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "_category")
+
+    def __init__(self, name: str, np_dtype):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        kind = self.np.kind
+        self._category = _FLOAT if kind == "f" else (_BOOL if kind == "b" else _INT)
+        self.is_floating_point = self._category == _FLOAT
+        self.is_signed = kind in "fi"
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        # NOTE: printed as torch's so that `import graphgrad as torch` programs print the same.
+        return f"torch.{self.name}"
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+
+float16 = half = dtype("float16", np.float16)
+float32 = dtype("float32", np.float32)
+float64 = double = dtype("float64", np.float64)
+int8 = dtype("int8", np.int8)
+int16 = short = dtype("int16", np.int16)
+int32 = dtype("int32", np.int32)
+int64 = long = dtype("int64", np.int64)
+uint8 = dtype("uint8", np.uint8)
+bool = dtype("bool", np.bool_)  # noqa: A001 - torch.bool
+float = float32  # noqa: A001 - torch.float
+int = int32  # noqa: A001 - torch.int
+
+_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
+_FROM_NP = {d.np: d for d in _ALL}
+_NAMES = {d.name: d for d in _ALL}
+
+
+def _by_name(name: str) -> dtype:
+    return _NAMES[name]
+
+
+class _Defaults:
+    __slots__ = ("float",)
+
+    def __init__(self):
+        self.float = float32
+
+
+_defaults = _Defaults()
+
+
+def get_default_dtype() -> dtype:
+    return _defaults.float
+
+
+def set_default_dtype(d: dtype) -> None:
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _defaults.float = d
+
+
+def from_numpy_dtype(np_dtype) -> dtype:
+    """The graphgrad dtype of a NumPy dtype; raises TypeError for unsupported ones."""
+    try:
+        return _FROM_NP[np.dtype(np_dtype)]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype)}. The only supported "
+            "types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+        ) from None
+
+
+def to_dtype(d) -> dtype:
+    """Accepts a graphgrad dtype, a NumPy dtype, or a Python type (float, int, bool)."""
+    if isinstance(d, dtype):
+        return d
+    if d is builtins.float:
+        return _defaults.float
+    if d is builtins.int:
+        return int64
+    if d is builtins.bool:
+        return bool
+    return from_numpy_dtype(d)
+
+
+# Torch's promotion of two dtypes within and across categories. NumPy agrees everywhere except
+# where floats meet wide ints (torch keeps the float: int64 + float16 -> float16).
+_PROMOTE: dict[tuple[dtype, dtype], dtype] = {}
+for _a in _ALL:
+    for _b in _ALL:
+        if _a._category != _b._category:
+            hi, lo = (_a, _b) if _a._category > _b._category else (_b, _a)
+            _PROMOTE[_a, _b] = hi
+        else:
+            _PROMOTE[_a, _b] = _FROM_NP[np.promote_types(_a.np, _b.np)]
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """The smallest dtype both ``a`` and ``b`` convert to, as ``torch.promote_types``."""
+    return _PROMOTE[a, b]
+
+
+def scalar_category(value) -> int:
+    t = type(value)
+    if t is builtins.bool or t is np.bool_:
+        return _BOOL
+    if t is builtins.int or isinstance(value, np.integer):
+        return _INT
+    return _FLOAT
+
+
+def scalar_dtype(value) -> dtype:
+    """The dtype ``tensor(value)`` gets for a Python scalar."""
+    c = scalar_category(value)
+    return bool if c == _BOOL else (int64 if c == _INT else _defaults.float)
+
+
+# See Note [Weak operands]
+def combine(dims, zeros, scalars) -> dtype:
+    """Promote dimensioned dtypes, then 0-d dtypes, then Python-scalar categories.
+
+    Note [Weak operands]: a 0-d tensor or a Python scalar only matters when its category is
+    higher than every operand of higher priority: ``int64[3] + float64 0-d -> float64`` but
+    ``float32[3] + float64 0-d -> float32``; a Python float with an int tensor gives the default
+    float dtype.
+    """
+    result = None
+    for d in dims:
+        result = d if result is None else _PROMOTE[result, d]
+    zres = None
+    for d in zeros:
+        zres = d if zres is None else _PROMOTE[zres, d]
+    if zres is not None:
+        if result is None or zres._category > result._category:
+            result = zres
+    cat = -1
+    for s in scalars:
+        c = scalar_category(s)
+        if c > cat:
+            cat = c
+    if cat >= 0 and (result is None or cat > result._category):
+        result = bool if cat == _BOOL else (int64 if cat == _INT else _defaults.float)
+    return result
+
+
+def result_type(a, b) -> dtype:
+    """``torch.result_type`` for two tensors or scalars."""
+    from ._tensor import Tensor
+
+    dims, zeros, scalars = [], [], []
+    for x in (a, b):
+        if isinstance(x, Tensor):
+            (dims if x.ndim else zeros).append(x.dtype)
+        else:
+            scalars.append(x)
+    return combine(dims, zeros, scalars)
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """Torch's rule: no cast to a lower category (float -> int, int -> bool)."""
+    return from_._category <= to._category

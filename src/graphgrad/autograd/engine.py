@@ -1,0 +1,359 @@
+"""The reverse-mode engine: an iterative walk of the graph from the outputs to the leaves.
+
+Dependencies are counted first, then ready nodes run latest-created first (a heap on creation
+order), so a node runs only after every consumer has delivered its gradient. Nothing recurses:
+a 100,000-node chain backwards in constant stack depth. The engine owns what every rule shares:
+summing broadcast gradients back to an input's shape, casting them to the input's dtype,
+skipping inputs that need no gradient, releasing saved values, and accumulating into leaves.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+
+import numpy as np
+
+from .._tensor import Tensor, wrap
+from ..ops._namespace import DIFF, RAW, sum_to_array
+from .grad_mode import state as _mode
+from .graph import FREED, AccumulateGrad
+
+__all__ = ["backward", "grad"]
+
+_ndarray = np.ndarray
+
+_FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward."
+)
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _root_grads(tensors, grad_tensors, create_graph):
+    """The (node, gradient) pairs backward starts from, checked as torch checks them."""
+    roots, user_arrays = [], set()
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"backward expected tensors, got {type(t).__name__}")
+        if not t._rg:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
+                               "a grad_fn")
+        g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = np.ones_like(t._data)
+            if create_graph:
+                g = wrap(g, False, None)
+        else:
+            if not isinstance(g, Tensor):
+                g = wrap(np.full_like(t._data, g), False, None)
+            if g._data.shape != t._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                    f"output[{i}] has a shape of {t.shape}.")
+            if not create_graph:
+                user_arrays.add(id(g._data))
+                g = g._data
+        roots.append((t.grad_fn if t.grad_fn is not None else t._accumulator(), g))
+    return roots, user_arrays
+
+
+def _needed_nodes(roots, targets):
+    """Nodes from which some target is reachable (post-order, iterative)."""
+    needed = {}
+    for root in roots:
+        if root in needed:
+            continue
+        stack = [(root, 0)]
+        while stack:
+            node, i = stack[-1]
+            nxt = node._next
+            if i < len(nxt):
+                stack[-1] = (node, i + 1)
+                child = nxt[i]
+                if child is not None and child not in needed:
+                    stack.append((child, 0))
+            else:
+                stack.pop()
+                needed[node] = node in targets or any(
+                    needed.get(c, False) for c in nxt if c is not None)
+    return {n for n, keep in needed.items() if keep}
+
+
+def _count_dependencies(roots, needed):
+    deps = {}
+    stack = list(roots)
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for child in node._next:
+            if child is None or (needed is not None and child not in needed):
+                continue
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return deps
+
+
+class _Run:
+    """State of one backward pass."""
+
+    __slots__ = ("create_graph", "retain_graph", "delivered")
+
+    def __init__(self, create_graph, retain_graph, delivered):
+        self.create_graph = create_graph
+        self.retain_graph = retain_graph
+        self.delivered = delivered  # ids of arrays already handed out as a .grad or result
+
+    def own(self, g):
+        """An array safe to store as a .grad: copied if it is a view or already handed out."""
+        if type(g) is not _ndarray:
+            return np.asarray(g)
+        if g.base is not None or not g.flags.writeable or id(g) in self.delivered:
+            g = g.copy()
+        self.delivered.add(id(g))
+        return g
+
+    def accumulate(self, t, g):
+        """Adds ``g`` into ``t.grad`` as AccumulateGrad does."""
+        cur = t._grad
+        if self.create_graph:
+            if not isinstance(g, Tensor):
+                g = wrap(np.asarray(g), False, None)
+            t._grad = g if cur is None else cur + g
+            return
+        if cur is None:
+            t._grad = wrap(self.own(g), False, None)
+        elif cur._data.flags.writeable and cur._data.shape == np.shape(g) and not cur._rg:
+            cur._data += g  # in place, as torch does outside grad mode
+        else:
+            t._grad = wrap(np.asarray(cur._data + g), False, None)
+
+    def apply(self, node, g, needed):
+        """Runs ``node``'s derivative rule on gradient ``g``; one result per input."""
+        op = node._op
+        saved = node._saved
+        if saved is FREED:
+            raise RuntimeError(_FREED_MESSAGE + f" (node: {type(node).__name__})")
+        params = node._params
+        if op.needs_mask:
+            params = dict(params) if params else {}
+            params["needs"] = tuple(c is not None and (needed is None or c in needed)
+                                    for c in node._next)
+        if self.create_graph:
+            vals = [_saved_tensor(node, s, v) for s, v in zip(op.save, saved)]
+            ns = DIFF
+        else:
+            vals = [v._data if isinstance(v, Tensor) else v for v in saved]
+            ns = RAW
+        grads = op.vjp(ns, g, *vals, **params) if params else op.vjp(ns, g, *vals)
+        if not self.retain_graph and op.frees:
+            node._saved = FREED
+        return grads if type(grads) is tuple else (grads,)
+
+    def fit(self, gi, meta):
+        """Sums a broadcast gradient back to its input's shape and casts it to its dtype."""
+        shape, dtype = meta
+        if self.create_graph:
+            if not isinstance(gi, Tensor):
+                gi = wrap(np.asarray(gi), False, None)
+            if gi._data.shape != shape:
+                gi = DIFF.sum_to(gi, shape)
+            if gi._data.dtype != dtype:
+                from ..ops.elementwise import _to_dtype
+                from .._dtype import from_numpy_dtype
+
+                gi = _to_dtype(gi, from_numpy_dtype(dtype))
+            return gi
+        if np.shape(gi) != shape:
+            gi = sum_to_array(gi, shape)
+        if gi.dtype != dtype:
+            gi = gi.astype(dtype)
+        return gi
+
+
+def _saved_tensor(node, token, value):
+    """A saved value as a Tensor for a differentiable rule (the output gets grad_fn=node)."""
+    if token == "out":
+        return wrap(value, True, node)
+    if isinstance(value, _ndarray):
+        return wrap(value, False, None)
+    return value
+
+
+def _execute(roots, run, targets=None, capture_into=None):
+    """Runs the graph from ``roots`` ((node, grad) pairs).
+
+    With ``targets`` (node -> list of result slots), only nodes leading to a target run, and
+    the gradient arriving at each target is stored in ``capture_into`` instead of accumulated.
+    """
+    root_nodes = [n for n, _ in roots]
+    needed = _needed_nodes(root_nodes, targets) if targets is not None else None
+    deps = _count_dependencies(root_nodes, needed)
+    buffers = {}
+    for node, g in roots:
+        buffers[node] = g if node not in buffers else buffers[node] + g
+    tie = itertools.count()
+    heap = [(-n._seq, next(tie), n) for n in dict.fromkeys(root_nodes) if n not in deps]
+    heapq.heapify(heap)
+    while heap:
+        node = heapq.heappop(heap)[2]
+        g = buffers.pop(node, None)
+        if node._extra is not None and g is not None:
+            _retain(node, g, run)
+        if targets is not None and node in targets:
+            for slot in targets[node]:
+                capture_into[slot] = g
+            if not any(c is not None and c in needed for c in node._next):
+                continue
+        if type(node) is AccumulateGrad:
+            if g is not None:
+                run.accumulate(node.variable, g)
+            continue
+        grads = run.apply(node, g, needed) if g is not None else ()
+        for i, child in enumerate(node._next):
+            if child is None or (needed is not None and child not in needed):
+                continue
+            gi = grads[i] if i < len(grads) else None
+            if gi is not None:
+                gi = run.fit(gi, node._meta[i])
+                prev = buffers.get(child)
+                buffers[child] = gi if prev is None else prev + gi
+            d = deps[child] - 1
+            deps[child] = d
+            if d == 0:
+                heapq.heappush(heap, (-child._seq, next(tie), child))
+
+
+def _retain(node, g, run):
+    ref = node._extra.get("retain")
+    t = ref() if ref is not None else None
+    if t is not None:
+        if not run.create_graph:
+            g = np.array(g, copy=True)
+        run.accumulate(t, g)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    """Accumulates the gradients of ``tensors`` into the ``.grad`` of graph leaves.
+
+    >>> import graphgrad as torch
+    >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> torch.autograd.backward((x * x).sum())
+    >>> x.grad
+    tensor([2., 4.])
+    """
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
+    if retain_graph is None:
+        retain_graph = create_graph
+    inputs = _as_tuple(inputs)
+    if inputs is not None and len(inputs) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    roots, user_arrays = _root_grads(tensors, grad_tensors, create_graph)
+    run = _Run(create_graph, retain_graph, user_arrays)
+    prev = _mode.grad_enabled
+    _mode.grad_enabled = create_graph
+    try:
+        if inputs is None:
+            _execute(roots, run)
+            return
+        targets, slots = _input_targets(inputs, need_all=False)
+        captured = [None] * len(inputs)
+        _execute(roots, run, targets, captured)
+        for t, g in zip(inputs, captured):
+            if g is not None:
+                if not create_graph and not isinstance(g, Tensor) and t.grad_fn is not None:
+                    g = np.array(g, copy=True)
+                run.accumulate(t, g)
+    finally:
+        _mode.grad_enabled = prev
+
+
+def _input_targets(inputs, need_all):
+    """Maps each input's node (grad_fn, or AccumulateGrad for a leaf) to its result slots."""
+    targets, slots = {}, []
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor inputs, got {type(t).__name__}")
+        if not t._rg:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        node = t.grad_fn if t.grad_fn is not None else t._accumulator()
+        targets.setdefault(node, []).append(i)
+        slots.append(node)
+    return targets, slots
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` w.r.t. ``inputs``, returned instead of accumulated.
+
+    >>> import graphgrad as torch
+    >>> x = torch.tensor(3.0, requires_grad=True)
+    >>> torch.autograd.grad(x ** 2, x)
+    (tensor(6.),)
+    """
+    if is_grads_batched:
+        raise NotImplementedError("graphgrad.autograd.grad: is_grads_batched is not supported")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads"
+                         "=True, but got: allow_unused=False.")
+    outputs = _as_tuple(outputs)
+    single = isinstance(inputs, Tensor)
+    inputs = _as_tuple(inputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    grad_outputs = _as_tuple(grad_outputs)
+    roots, user_arrays = _root_grads(outputs, grad_outputs, create_graph)
+    targets, _ = _input_targets(inputs, need_all=True)
+    captured = [None] * len(inputs)
+    run = _Run(create_graph, retain_graph, user_arrays)
+    prev = _mode.grad_enabled
+    _mode.grad_enabled = create_graph
+    try:
+        _execute(roots, run, targets, captured)
+    finally:
+        _mode.grad_enabled = prev
+    results = []
+    for t, g in zip(inputs, captured):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior.")
+            results.append(wrap(np.zeros_like(t._data), False, None) if materialize_grads
+                           else None)
+        elif isinstance(g, Tensor):
+            results.append(g)
+        else:
+            results.append(wrap(run.own(np.asarray(g, dtype=t._data.dtype)), False, None))
+    del single
+    return tuple(results)
+
+
+def call_node(node, grads):
+    """``grad_fn(*grads)``: runs one node's rule on the given output gradients."""
+    g = grads[0]
+    g = g._data if isinstance(g, Tensor) else np.asarray(g)
+    run = _Run(False, True, set())
+    out = run.apply(node, g, None)
+    res = []
+    for gi, meta in zip(out, node._meta):
+        res.append(None if gi is None or meta is None else wrap(run.fit(gi, meta), False, None))
+    return tuple(res) if len(res) != 1 else res[0]

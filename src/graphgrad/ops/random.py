@@ -1,0 +1,181 @@
+"""Random sampling: Generator, manual_seed, rand/randn/randint/normal/randperm (+ _like).
+
+Streams come from NumPy's PCG64, so a seed reproduces graphgrad's numbers exactly, though
+they are not the numbers torch draws for the same seed.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from .. import _dtype
+from .._device import check_device
+from .._tensor import Tensor, wrap
+from ._util import shape_arg
+from .creation import _leaf, _np_dtype, _size
+
+__all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "rand",
+           "randn", "randint", "normal", "randperm", "rand_like", "randn_like", "randint_like",
+           "get_rng_state", "set_rng_state", "bernoulli"]
+
+_DEFAULT_SEED = 67280421310721  # torch's default seed, so initial_seed() reads the same
+
+
+class Generator:
+    """A source of random numbers; pass it as ``generator=`` to sampling functions."""
+
+    def __init__(self, device="cpu"):
+        check_device(device)
+        self.device = device
+        self.manual_seed(_DEFAULT_SEED)
+
+    def manual_seed(self, seed: int) -> Generator:
+        seed = int(seed)
+        self._seed = seed
+        self._rng = np.random.Generator(np.random.PCG64(seed & ((1 << 128) - 1)))
+        return self
+
+    def seed(self) -> int:
+        s = int(np.random.SeedSequence().entropy) & ((1 << 63) - 1)
+        self.manual_seed(s)
+        return s
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self) -> Tensor:
+        raw = json.dumps({"seed": self._seed, "state": self._rng.bit_generator.state})
+        return wrap(np.frombuffer(raw.encode(), dtype=np.uint8).copy(), False, None)
+
+    def set_state(self, state: Tensor) -> Generator:
+        payload = json.loads(bytes(state._data.astype(np.uint8)).decode())
+        self._seed = payload["seed"]
+        self._rng = np.random.Generator(np.random.PCG64())
+        self._rng.bit_generator.state = payload["state"]
+        return self
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seeds the default generator, as ``torch.manual_seed``."""
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    return default_generator.get_state()
+
+
+def set_rng_state(state: Tensor) -> None:
+    default_generator.set_state(state)
+
+
+def _rng(generator):
+    return (generator or default_generator)._rng
+
+
+def _float_dtype(dtype):
+    d = _np_dtype(dtype) or _dtype.get_default_dtype().np
+    if d.kind != "f":
+        raise RuntimeError(f"expected a floating-point dtype for sampling, got {dtype}")
+    return d
+
+
+def _sample(draw, size, dtype, requires_grad, device):
+    check_device(device)
+    shape = shape_arg(size)
+    np_dtype = _float_dtype(dtype)
+    # NumPy samples float32 natively; float16 is drawn as float32 and rounded.
+    draw_dtype = np_dtype if np_dtype != np.float16 else np.dtype(np.float32)
+    return _leaf(draw(shape, draw_dtype).astype(np_dtype, copy=False), requires_grad)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **kwargs):
+    """Uniform samples on ``[0, 1)``."""
+    rng = _rng(generator)
+    return _sample(lambda s, d: rng.random(s, dtype=d), _size(size, kwargs), dtype,
+                   requires_grad, device)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, **kwargs):
+    """Standard normal samples."""
+    rng = _rng(generator)
+    return _sample(lambda s, d: rng.standard_normal(s, dtype=d), _size(size, kwargs), dtype,
+                   requires_grad, device)
+
+
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False):
+    """Integers uniform on ``[low, high)`` (int64 by default)."""
+    check_device(device)
+    if size is None:
+        if high is None or isinstance(high, (tuple, list)):
+            raise TypeError("randint() missing required argument 'size'")
+    if high is None or isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high if size is None else size
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
+    np_dtype = _np_dtype(dtype) or np.dtype(np.int64)
+    data = _rng(generator).integers(low, high, size=shape_arg((size,)), dtype=np.int64)
+    return _leaf(data.astype(np_dtype), requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
+           requires_grad=False):
+    """Normal samples with the given mean and std (numbers or broadcastable tensors)."""
+    rng = _rng(generator)
+    m = mean._data if isinstance(mean, Tensor) else mean
+    s = std._data if isinstance(std, Tensor) else std
+    if np.any(np.asarray(s) < 0):
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {np.min(s)}")
+    if size is None:
+        size = np.broadcast_shapes(np.shape(m), np.shape(s))
+    if dtype is None:
+        like = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
+        dtype = like.dtype if like is not None else None
+    out = _sample(lambda sh, d: rng.standard_normal(sh, dtype=d), (tuple(size),), dtype, False,
+                  device)
+    out._data = (out._data * s + m).astype(out._data.dtype, copy=False)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    check_device(device)
+    data = _rng(generator).permutation(n).astype(_np_dtype(dtype) or np.int64)
+    return _leaf(data, requires_grad)
+
+
+def bernoulli(input, p=None, *, generator=None):
+    probs = input._data if p is None else np.full(input._data.shape, p)
+    draw = _rng(generator).random(input._data.shape) < probs
+    return wrap(draw.astype(input._data.dtype), False, None)
+
+
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return rand(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return randn(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
+                 memory_format=None):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input._data.shape, dtype=dtype or input.dtype,
+                   requires_grad=requires_grad)

@@ -1,0 +1,18 @@
+"""The op table: ``OP_DB`` lists every OpInfo, family by family.
+
+Each family module (elementwise, reduce, movement, linalg, nn) builds its OpInfos; the generic
+tests in tests/ops run all of them against torch as the oracle.
+"""
+
+from . import elementwise, linalg, movement, nn, reduce
+from .core import ErrorInput, OpInfo, SampleInput
+
+OP_DB: list[OpInfo] = (
+    elementwise.op_db() + reduce.op_db() + movement.op_db() + linalg.op_db() + nn.op_db()
+)
+
+_names = [op.name for op in OP_DB]
+if len(set(_names)) != len(_names):
+    raise RuntimeError(f"duplicate OpInfo names: {sorted(n for n in _names if _names.count(n) > 1)}")
+
+__all__ = ["OP_DB", "OpInfo", "SampleInput", "ErrorInput"]
