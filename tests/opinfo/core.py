@@ -141,14 +141,14 @@ def make(shape, dtype, rng, low=-3.0, high=3.0, *, avoid=(), margin=0.1) -> np.n
     shape = tuple(shape)
     dtype = np.dtype(dtype)
     if dtype == np.bool_:
-        return rng.random(shape) < 0.5
+        return np.asarray(rng.random(shape) < 0.5)
     if dtype.kind in "iu":
         lo, hi = int(np.ceil(low)), int(np.floor(high))
         out = rng.integers(lo, hi + 1, size=shape)
         for p in avoid:
             bad = out == p
             out = np.where(bad, p + 1 if p + 1 <= hi else p - 1, out)
-        return out.astype(dtype)
+        return np.asarray(out, dtype=dtype)
     out = rng.uniform(low, high, size=shape)
     avoid = tuple(avoid)
     for _ in range(100):
@@ -160,13 +160,18 @@ def make(shape, dtype, rng, low=-3.0, high=3.0, *, avoid=(), margin=0.1) -> np.n
         out = np.where(bad, rng.uniform(low, high, size=shape), out)
     else:
         raise ValueError(f"could not draw values in [{low}, {high}] away from {avoid}")
-    return out.astype(dtype)
+    return np.asarray(out, dtype=dtype)
 
 
 # --- turning samples into tensors ---------------------------------------------------------
 
 def _walk(obj, visit):
-    """Rebuilds ``obj`` with each array (or NonContig) replaced by ``visit(it)``."""
+    """Rebuilds ``obj`` with each array (or NonContig) replaced by ``visit(it)``.
+
+    NumPy scalars (what arithmetic on 0-d arrays returns) count as 0-d arrays.
+    """
+    if isinstance(obj, np.generic):
+        return visit(np.asarray(obj))
     if isinstance(obj, (np.ndarray, NonContig)):
         return visit(obj)
     if isinstance(obj, list):

@@ -9,9 +9,6 @@ skipping inputs that need no gradient, releasing saved values, and accumulating 
 
 from __future__ import annotations
 
-import heapq
-import itertools
-
 import numpy as np
 
 from .._tensor import Tensor, wrap
@@ -206,11 +203,14 @@ def _execute(roots, run, targets=None, capture_into=None):
     buffers = {}
     for node, g in roots:
         buffers[node] = g if node not in buffers else buffers[node] + g
-    tie = itertools.count()
-    heap = [(-n._seq, next(tie), n) for n in dict.fromkeys(root_nodes) if n not in deps]
-    heapq.heapify(heap)
-    while heap:
-        node = heapq.heappop(heap)[2]
+    create = run.create_graph
+    retain = run.retain_graph
+    # Dependency counting makes any ready order correct; a stack walks depth-first, which
+    # releases each chain's saved values as early as possible.
+    stack = [n for n in dict.fromkeys(root_nodes) if n not in deps]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
         g = buffers.pop(node, None)
         if node._extra is not None and g is not None:
             _retain(node, g, run)
@@ -223,19 +223,45 @@ def _execute(roots, run, targets=None, capture_into=None):
             if g is not None:
                 run.accumulate(node.variable, g)
             continue
-        grads = run.apply(node, g, needed) if g is not None else ()
-        for i, child in enumerate(node._next):
+        nxt = node._next
+        if g is None:
+            grads = (None,) * len(nxt)
+        elif create or needed is not None or node._op.needs_mask:
+            grads = run.apply(node, g, needed)
+        else:
+            # The hot path: a raw-array rule, no pruning.
+            op = node._op
+            saved = node._saved
+            if saved:
+                if saved is FREED:
+                    raise RuntimeError(_FREED_MESSAGE + f" (node: {type(node).__name__})")
+                vals = [v._data if isinstance(v, Tensor) else v for v in saved]
+                if not retain:
+                    node._saved = FREED
+            else:
+                vals = ()
+            params = node._params
+            grads = op.vjp(RAW, g, *vals, **params) if params else op.vjp(RAW, g, *vals)
+            if type(grads) is not tuple:
+                grads = (grads,)
+        for child, gi, meta in zip(nxt, grads, node._meta):
             if child is None or (needed is not None and child not in needed):
                 continue
-            gi = grads[i] if i < len(grads) else None
             if gi is not None:
-                gi = run.fit(gi, node._meta[i])
+                if create:
+                    gi = run.fit(gi, meta)
+                else:
+                    if gi.shape != meta[0]:
+                        gi = sum_to_array(gi, meta[0])
+                    if gi.dtype != meta[1]:
+                        gi = gi.astype(meta[1])
                 prev = buffers.get(child)
                 buffers[child] = gi if prev is None else prev + gi
             d = deps[child] - 1
-            deps[child] = d
-            if d == 0:
-                heapq.heappush(heap, (-child._seq, next(tie), child))
+            if d:
+                deps[child] = d
+            else:
+                push(child)
 
 
 def _retain(node, g, run):

@@ -134,49 +134,110 @@ def unary(op, x, params=None):
     a = x._data
     if op.dtype_rule == "float" and a.dtype.kind != "f":
         a = a.astype(_default_float())
-    out = _run(op, (a,), params, (x,))
+    try:
+        out = op.forward(xp, a, **params) if params else op.forward(xp, a)
+    except ValueError as err:
+        raise _forward_error(op, (x,), err) from None
     if type(out) is not _ndarray:
         out = _asarray(out)
     if x._rg and _mode.grad_enabled and op.vjp is not None and out.dtype.kind == "f":
-        return _record(op, (x,), ((x._data.shape, x._data.dtype),), out, params)
+        node = op.node_cls()
+        node._op = op
+        fn = x.grad_fn
+        node._next = (fn if fn is not None else x._accumulator(),)
+        node._meta = ((x._data.shape, x._data.dtype),)
+        save = op.save
+        if not save:
+            node._saved = ()
+        elif save[0] == "out" and len(save) == 1:
+            node._saved = (out,)
+        else:
+            node._saved = tuple(_saved_value(op, (x,), s, out, None) for s in save)
+        node._params = params
+        node._seq = next_sequence()
+        node._extra = None
+        return wrap(out, True, node)
     return wrap(out, False, None)
 
 
 def binary(op, a, b, params=None):
     """Applies a two-input elementwise op; either side may be a Python scalar."""
-    ta = isinstance(a, Tensor)
-    tb = isinstance(b, Tensor)
-    if ta and tb:
-        da, db = a._data, b._data
-        if da.dtype != db.dtype:
-            da, db = _promote_arrays((da, db), (a, b), op.dtype_rule == "float")
-        elif op.dtype_rule == "float" and da.dtype.kind != "f":
-            f = _default_float()
-            da, db = da.astype(f), db.astype(f)
-        meta = ((a._data.shape, a._data.dtype), (b._data.shape, b._data.dtype))
-        rg = a._rg or b._rg
-    elif ta:
+    if isinstance(a, Tensor):
         da = a._data
-        b = db = _scalar(b)
-        kind = da.dtype.kind
-        if kind != "f" and (op.dtype_rule == "float" or type(db) is float):
-            da = da.astype(_default_float())
-        meta = ((a._data.shape, a._data.dtype), None)
-        rg = a._rg
+        if isinstance(b, Tensor):
+            db = b._data
+            if da.dtype != db.dtype:
+                da, db = _promote_arrays((da, db), (a, b), op.dtype_rule == "float")
+            elif op.dtype_rule == "float" and da.dtype.kind != "f":
+                f = _default_float()
+                da, db = da.astype(f), db.astype(f)
+            tb = True
+        else:
+            tb = False
+            tp = type(b)
+            if tp is not float and tp is not int:
+                b = _scalar(b)
+            db = b
+            if da.dtype.kind != "f" and (op.dtype_rule == "float" or type(b) is float):
+                da = da.astype(_default_float())
+        ta = True
     else:
+        ta = tb = False
         db = b._data
-        a = da = _scalar(a)
-        kind = db.dtype.kind
-        if kind != "f" and (op.dtype_rule == "float" or type(da) is float):
+        tp = type(a)
+        if tp is not float and tp is not int:
+            a = _scalar(a)
+        da = a
+        if db.dtype.kind != "f" and (op.dtype_rule == "float" or type(a) is float):
             db = db.astype(_default_float())
-        meta = (None, (b._data.shape, b._data.dtype))
-        rg = b._rg
-    out = _run(op, (da, db), params, (a, b))
+        tb = True
+    try:
+        out = op.forward(xp, da, db, **params) if params else op.forward(xp, da, db)
+    except ValueError as err:
+        raise _forward_error(op, (a, b), err) from None
     if type(out) is not _ndarray:
         out = _asarray(out)
-    if rg and _mode.grad_enabled and op.vjp is not None and out.dtype.kind == "f":
-        return _record(op, (a, b), meta, out, params)
-    return wrap(out, False, None)
+    if not _mode.grad_enabled or op.vjp is None or out.dtype.kind != "f":
+        return wrap(out, False, None)
+    ea = eb = None
+    if ta:
+        if a._rg:
+            ea = a.grad_fn
+            if ea is None:
+                ea = a._accumulator()
+        ma = (a._data.shape, a._data.dtype)
+    else:
+        ma = None
+    if tb:
+        if b._rg:
+            eb = b.grad_fn
+            if eb is None:
+                eb = b._accumulator()
+        mb = (b._data.shape, b._data.dtype)
+    else:
+        mb = None
+    if ea is None and eb is None:
+        return wrap(out, False, None)
+    node = op.node_cls()
+    node._op = op
+    node._next = (ea, eb)
+    node._meta = (ma, mb)
+    save = op.save
+    if not save:
+        node._saved = ()
+    else:
+        if (ta and a._inf) or (tb and b._inf):
+            for s in save:
+                _saved_value(op, (a, b), s, out, None)  # raises for a saved inference tensor
+        node._saved = (a, b) if save == _SAVE_BOTH else tuple(
+            out if s == "out" else (a, b)[s] for s in save)
+    node._params = params
+    node._seq = next_sequence()
+    node._extra = None
+    return wrap(out, True, node)
+
+
+_SAVE_BOTH = (0, 1)
 
 
 def apply(op, inputs, params=None):

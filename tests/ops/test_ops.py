@@ -1,0 +1,256 @@
+"""Generic op tests over OP_DB, with torch as the oracle: forward values, shapes and dtypes;
+gradients (parity with torch, graphgrad's gradcheck and an independent central difference);
+requires_grad propagation; error types; and coverage of every OpDef in graphgrad.ops.OPS.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from opinfo import OP_DB
+from opinfo.core import float_outputs, leaves_of, materialize, rng_for, tol_for
+
+EPS = 1e-6
+NUMERIC_RTOL, NUMERIC_ATOL = 1e-3, 1e-5
+
+
+def _sample_id(op, dtype_name, i, sample):
+    base = f"{op.name}-{dtype_name}-{i}"
+    return f"{base}-{sample.name}" if sample.name else base
+
+
+def _all_samples(op):
+    """(dtype name, index, sample) for every forward sample of ``op``."""
+    for dtype in op.dtypes:
+        name = np.dtype(dtype).name
+        for i, s in enumerate(op.sample_inputs(dtype)):
+            yield name, i, s
+    for i, s in enumerate(op.mixed_inputs()):
+        yield "mixed", i, s
+
+
+def _diff_mask(sample):
+    return [a.dtype.kind == "f" and i not in sample.nondiff
+            for i, a in enumerate(leaves_of(sample))]
+
+
+def _grad_eligible(op, dtype_name, sample):
+    return (op.supports_grad and sample.grad and dtype_name in ("float64", "mixed")
+            and any(_diff_mask(sample)))
+
+
+def _numeric_eligible(op, dtype_name, sample):
+    if not (_grad_eligible(op, dtype_name, sample) and sample.gradcheck):
+        return False
+    return all(a.dtype == np.float64 for a, d in zip(leaves_of(sample), _diff_mask(sample)) if d)
+
+
+def _params(select=lambda op, dtype_name, sample: True):
+    out = []
+    for op in OP_DB:
+        for dtype_name, i, s in _all_samples(op):
+            if select(op, dtype_name, s):
+                out.append(pytest.param(op, s, id=_sample_id(op, dtype_name, i, s)))
+    return out
+
+
+FORWARD = _params()
+GRAD = _params(_grad_eligible)
+NUMERIC = _params(_numeric_eligible)
+REQUIRES_GRAD = _params(lambda op, d, s: op.requires_grad_parity and d in ("float64", "mixed")
+                        and any(_diff_mask(s)))
+ERRORS = [pytest.param(op, e, id=f"{op.name}-{i}-{e.name}" if e.name else f"{op.name}-{i}")
+          for op in OP_DB for i, e in enumerate(op.error_inputs())]
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+def _leaf_tensors(m, sample, requires_grad=False):
+    mask = _diff_mask(sample)
+    return [m.tensor(a.copy(), requires_grad=requires_grad and d)
+            for a, d in zip(leaves_of(sample), mask)]
+
+
+def _call(m, op, sample, leaves):
+    inp, args, kwargs = materialize(sample, m, leaves)
+    return op.op(m)(inp, *args, **kwargs)
+
+
+def _tensor_outputs(result):
+    if isinstance(result, (tuple, list)):
+        return [t for r in result for t in _tensor_outputs(r)]
+    return [result]
+
+
+def _assert_same(actual, expected, op, where="result"):
+    """Same type structure, shape, dtype and values (within the op's tolerance)."""
+    if isinstance(expected, torch.Tensor):
+        assert not isinstance(actual, (tuple, list)), f"{where}: got a {type(actual).__name__}"
+        assert str(actual.dtype) == str(expected.dtype), f"{where}: dtype"
+        assert tuple(actual.shape) == tuple(expected.shape), f"{where}: shape"
+        got, want = np.asarray(actual.numpy()), expected.numpy()
+        assert got.dtype == want.dtype, f"{where}: numpy dtype"
+        assert got.shape == want.shape, f"{where}: numpy shape"
+        if want.dtype.kind == "f":
+            rtol, atol = tol_for(op, want.dtype)
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True,
+                                       err_msg=where)
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=where)
+        return
+    assert isinstance(expected, (tuple, list)), f"unexpected torch result {type(expected)}"
+    assert isinstance(actual, (tuple, list)), f"{where}: expected a tuple, got {type(actual)}"
+    assert len(actual) == len(expected), f"{where}: length"
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        _assert_same(a, e, op, f"{where}[{i}]")
+    for field in ("values", "indices"):
+        if hasattr(expected, field):
+            assert hasattr(actual, field), f"{where}: no .{field}"
+            _assert_same(getattr(actual, field), getattr(expected, field), op, f"{where}.{field}")
+
+
+def _weights(op, sample, outputs):
+    """Fixed random weights, one array per floating output, in that output's dtype."""
+    rng = rng_for(op.name, sample.name, "weights")
+    return [rng.uniform(-1.5, 1.5, tuple(o.shape)).astype(str(o.dtype).removeprefix("torch."))
+            for o in outputs]
+
+
+def _weighted_sum(m, outputs, weights):
+    loss = None
+    for o, w in zip(outputs, weights):
+        term = (o * m.tensor(w)).sum()
+        loss = term if loss is None else loss + term
+    return loss
+
+
+def _backward(m, op, sample, weights=None):
+    """Grads of the weighted output sum w.r.t. each leaf (None for non-differentiable leaves)."""
+    leaves = _leaf_tensors(m, sample, requires_grad=True)
+    outputs = float_outputs(_call(m, op, sample, leaves))
+    if weights is None:
+        weights = _weights(op, sample, outputs)
+    assert len(outputs) == len(weights), "number of floating-point outputs"
+    for o, w in zip(outputs, weights):
+        assert tuple(o.shape) == w.shape, "output shape"
+    _weighted_sum(m, outputs, weights).backward()
+    return [leaf.grad for leaf in leaves], weights
+
+
+# --- tests ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("op,sample", FORWARD)
+def test_forward(gg, op, sample):
+    expected = _call(torch, op, sample, _leaf_tensors(torch, sample))
+    actual = _call(gg, op, sample, _leaf_tensors(gg, sample))
+    _assert_same(actual, expected, op)
+
+
+@pytest.mark.parametrize("op,sample", GRAD)
+def test_grad(gg, op, sample):
+    expected, weights = _backward(torch, op, sample)
+    actual, _ = _backward(gg, op, sample, weights)
+    mask = _diff_mask(sample)
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        if e is None:
+            assert a is None, f"leaf {i}: torch gives no grad, graphgrad gives one"
+            continue
+        assert a is not None, f"leaf {i} (differentiable: {mask[i]}): no grad"
+        assert str(a.dtype) == str(e.dtype), f"leaf {i}: grad dtype"
+        assert tuple(a.shape) == tuple(e.shape), f"leaf {i}: grad shape"
+        want = e.numpy()
+        rtol, atol = op.grad_tol if want.dtype == np.float64 else (1e-4, 1e-5)
+        np.testing.assert_allclose(a.numpy(), want, rtol=rtol, atol=atol,
+                                   err_msg=f"grad of leaf {i}")
+
+
+@pytest.mark.parametrize("op,sample", NUMERIC)
+def test_gradcheck(gg, op, sample):
+    leaves = _leaf_tensors(gg, sample, requires_grad=True)
+    diff = [i for i, d in enumerate(_diff_mask(sample)) if d]
+
+    def fn(*xs):
+        args = list(leaves)
+        for i, x in zip(diff, xs):
+            args[i] = x
+        return tuple(float_outputs(_call(gg, op, sample, args)))
+
+    assert gg.autograd.gradcheck(fn, tuple(leaves[i] for i in diff), eps=EPS, atol=NUMERIC_ATOL,
+                                 rtol=NUMERIC_RTOL) is True
+
+
+@pytest.mark.parametrize("op,sample", NUMERIC)
+def test_numerical_grad(gg, op, sample):
+    """Central differences of the weighted output sum, perturbing the NumPy inputs directly."""
+    analytic, weights = _backward(gg, op, sample)
+    arrays = [a.copy() for a in leaves_of(sample)]
+
+    def value():
+        outs = float_outputs(_call(gg, op, sample, [gg.tensor(a) for a in arrays]))
+        return sum(float(np.sum(o.numpy() * w)) for o, w in zip(outs, weights))
+
+    for i, d in enumerate(_diff_mask(sample)):
+        if not d:
+            continue
+        numeric = np.zeros_like(arrays[i])
+        for j in np.ndindex(arrays[i].shape):
+            orig = arrays[i][j]
+            arrays[i][j] = orig + EPS
+            plus = value()
+            arrays[i][j] = orig - EPS
+            minus = value()
+            arrays[i][j] = orig
+            numeric[j] = (plus - minus) / (2 * EPS)
+        assert analytic[i] is not None, f"leaf {i}: no grad"
+        np.testing.assert_allclose(analytic[i].numpy(), numeric, rtol=NUMERIC_RTOL,
+                                   atol=NUMERIC_ATOL, err_msg=f"leaf {i}: analytic vs numeric")
+
+
+@pytest.mark.parametrize("op,sample", REQUIRES_GRAD)
+def test_requires_grad(gg, op, sample):
+    """Outputs require grad exactly when torch's do (never for bool/int results)."""
+    expected = _tensor_outputs(_call(torch, op, sample, _leaf_tensors(torch, sample, True)))
+    actual = _tensor_outputs(_call(gg, op, sample, _leaf_tensors(gg, sample, True)))
+    assert [bool(t.requires_grad) for t in actual] == [t.requires_grad for t in expected]
+
+
+@pytest.mark.parametrize("op,err", ERRORS)
+def test_error(gg, op, err):
+    for m in (torch, gg):
+        leaves = _leaf_tensors(m, err.sample)
+        inp, args, kwargs = materialize(err.sample, m, leaves)
+        fn = op.op(m)
+        with pytest.raises(err.error_type):
+            fn(inp, *args, **kwargs)
+
+
+def test_op_table_coverage(gg, op_recorder):
+    """Every OpDef's forward, and every differentiable OpDef's vjp, is reached by some sample.
+
+    The sweep runs all samples itself (forward in every dtype, backward where differentiable), so
+    the result does not depend on test order or on how pytest-xdist splits the other tests.
+    """
+    raised = []
+    for op in OP_DB:
+        for dtype_name, i, s in _all_samples(op):
+            sid = _sample_id(op, dtype_name, i, s)
+            try:
+                _call(gg, op, s, _leaf_tensors(gg, s))
+                if _grad_eligible(op, dtype_name, s):
+                    _backward(gg, op, s)
+            except Exception as exc:  # reported by the per-sample tests; the sweep goes on
+                raised.append(f"{sid}: {type(exc).__name__}")
+    table = op_recorder.table
+    no_forward = sorted(k for k in table if k not in op_recorder.forward_hits)
+    no_vjp = sorted(k for k, o in table.items()
+                    if o.vjp is not None and k not in op_recorder.vjp_hits)
+    msg = []
+    if no_forward:
+        msg.append(f"{len(no_forward)} OpDefs whose forward no sample reaches: {no_forward}")
+    if no_vjp:
+        msg.append(f"{len(no_vjp)} differentiable OpDefs whose vjp no sample reaches: {no_vjp}")
+    if msg and raised:
+        msg.append(f"({len(raised)} samples raised, e.g. {raised[:10]})")
+    assert not msg, "\n".join(msg)
