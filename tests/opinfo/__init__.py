@@ -13,6 +13,7 @@ OP_DB: list[OpInfo] = (
 
 _names = [op.name for op in OP_DB]
 if len(set(_names)) != len(_names):
-    raise RuntimeError(f"duplicate OpInfo names: {sorted(n for n in _names if _names.count(n) > 1)}")
+    _dups = sorted({n for n in _names if _names.count(n) > 1})
+    raise RuntimeError(f"duplicate OpInfo names: {_dups}")
 
 __all__ = ["OP_DB", "OpInfo", "SampleInput", "ErrorInput"]

@@ -7,20 +7,23 @@ Samples hold NumPy arrays; ``materialize`` turns them into tensors of a given mo
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 __all__ = [
     "OpInfo", "SampleInput", "ErrorInput", "NonContig", "DType", "make", "rng_for",
-    "FLOAT", "INT", "FLOAT_INT", "ALL", "leaves_of", "materialize", "float_outputs", "tol_for",
+    "FLOAT", "INT", "FLOAT_INT", "ALL", "variant_dtypes", "leaves_of", "materialize",
+    "float_outputs", "tol_for",
 ]
 
 FLOAT = (np.float32, np.float64)
-INT = (np.int32, np.int64)
+INT = (np.int64,)
 FLOAT_INT = FLOAT + INT
 ALL = FLOAT_INT + (np.bool_,)
+# int32 (and the other mixed pairs) come in through OpInfo.mixed, where promotion decides.
 
 # (rtol, atol) by result dtype; torch's own defaults for assert_close.
 _DEFAULT_TOL = {
@@ -95,7 +98,9 @@ class OpInfo:
 
     ``op(m)`` returns the callable for module ``m``; ``samples(dtype, rng)`` yields the samples
     for one dtype; ``mixed(rng)`` yields samples with fixed (mixed) dtypes; ``errors()`` yields
-    ErrorInputs. ``tol`` maps a result NumPy dtype to (rtol, atol) overrides.
+    ErrorInputs. ``tol`` maps a result NumPy dtype to (rtol, atol) overrides. A ``variant`` is
+    another spelling (method form) of an op tested in full elsewhere: it runs fewer dtypes and
+    skips the finite-difference tests, which would exercise the same derivative rule again.
     """
 
     name: str
@@ -108,6 +113,7 @@ class OpInfo:
     tol: dict = field(default_factory=dict)
     grad_tol: tuple = (1e-6, 1e-8)
     requires_grad_parity: bool = True
+    variant: bool = False
 
     def sample_inputs(self, dtype) -> list[SampleInput]:
         return list(self.samples(np.dtype(dtype).type, rng_for(self.name, np.dtype(dtype).name)))
@@ -117,6 +123,14 @@ class OpInfo:
 
     def error_inputs(self) -> list[ErrorInput]:
         return list(self.errors()) if self.errors else []
+
+
+def variant_dtypes(dtypes) -> tuple:
+    """float64 (for the gradient tests) plus the first non-float dtype, if any."""
+    floats = [d for d in dtypes if np.dtype(d).kind == "f"]
+    others = [d for d in dtypes if np.dtype(d).kind != "f"]
+    first = [np.float64] if np.float64 in floats else floats[:1]
+    return tuple(first + others[:1])
 
 
 def tol_for(op: OpInfo, np_dtype) -> tuple[float, float]:

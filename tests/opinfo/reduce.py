@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .core import ALL, FLOAT, FLOAT_INT, DType, ErrorInput, NonContig, OpInfo, SampleInput, make
-from .elementwise import binary_mixed, binary_samples, fn_and_method, _broadcast_error
+from .elementwise import _broadcast_error, binary_mixed, binary_samples, fn_and_method
 
 F32, F64, I32, I64, B = np.float32, np.float64, np.int32, np.int64, np.bool_
 _NAN, _INF = np.nan, np.inf
@@ -80,6 +80,14 @@ def sum_samples(dtype, rng):
     yield SampleInput(_arr(dtype, rng, (3, 4)), kwargs=dict(dtype=DType(target)), name="dtype")
     yield SampleInput(_arr(dtype, rng, (3, 4)), kwargs=dict(dim=0, dtype=DType(target)),
                       name="dim_dtype")
+
+
+def int32_reduce_mixed(rng):
+    """int32 inputs: sum and prod accumulate in int64, max-style reductions keep int32."""
+    x = make((3, 4), I32, rng, -4, 4)
+    yield SampleInput(x, name="int32_full")
+    yield SampleInput(x, (1,), name="int32_dim")
+    yield SampleInput(make((2, 3), np.uint8, rng, 0, 9), (0,), name="uint8_dim")
 
 
 def prod_samples(dtype, rng):
@@ -181,7 +189,7 @@ def var_samples(dtype, rng):
     yield SampleInput(a((2, 3, 4)), kwargs=dict(dim=(0, 1), correction=2, keepdim=True),
                       name="correction2")
     yield SampleInput(a((3, 1)), kwargs=dict(dim=1, correction=0), name="size1_dim")
-    yield SampleInput(a((0, 3)), kwargs=dict(dim=1), name="empty_kept")
+    yield SampleInput(a((3, 0)), kwargs=dict(dim=0), name="empty_kept")
     yield SampleInput(NonContig(a((4, 3))), kwargs=dict(dim=1), name="transposed")
 
 
@@ -251,9 +259,11 @@ def binary_max_samples(dtype, rng):
 
 def reduce_ops() -> list[OpInfo]:
     ops = []
-    ops += fn_and_method("sum", sum_samples, dtypes=ALL, errors=_dim_errors())
+    ops += fn_and_method("sum", sum_samples, dtypes=ALL, mixed=int32_reduce_mixed,
+                         errors=_dim_errors())
     ops += fn_and_method("mean", reduce_samples(), dtypes=FLOAT, errors=_float_only_errors())
-    ops += fn_and_method("prod", prod_samples, dtypes=FLOAT_INT + (B,), errors=_dim_errors())
+    ops += fn_and_method("prod", prod_samples, dtypes=FLOAT_INT + (B,), mixed=int32_reduce_mixed,
+                         errors=_dim_errors())
     for name in ("max", "min"):
         ops += fn_and_method(name, maxmin_full_samples, dtypes=FLOAT_INT + (B,),
                              errors=_empty_reduce_errors())
@@ -266,10 +276,11 @@ def reduce_ops() -> list[OpInfo]:
             o.name += ".binary"
             ops.append(o)
     for name in ("amax", "amin"):
-        ops += fn_and_method(name, amax_samples, dtypes=FLOAT_INT + (B,),
+        ops += fn_and_method(name, amax_samples, dtypes=FLOAT_INT + (B,), mixed=int32_reduce_mixed,
                              errors=_empty_reduce_errors())
     for name in ("argmax", "argmin"):
         ops += fn_and_method(name, arg_samples, dtypes=FLOAT_INT, supports_grad=False,
+                             mixed=int32_reduce_mixed,
                              errors=_empty_reduce_errors(argmax=True))
     for name in ("var", "std"):
         ops += fn_and_method(name, var_samples, errors=_float_only_errors())

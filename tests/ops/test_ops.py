@@ -42,9 +42,16 @@ def _grad_eligible(op, dtype_name, sample):
 
 
 def _numeric_eligible(op, dtype_name, sample):
-    if not (_grad_eligible(op, dtype_name, sample) and sample.gradcheck):
+    """Finite differences at smooth float64 points, for each op's main spelling only."""
+    if op.variant or not (_grad_eligible(op, dtype_name, sample) and sample.gradcheck):
         return False
     return all(a.dtype == np.float64 for a, d in zip(leaves_of(sample), _diff_mask(sample)) if d)
+
+
+def _gradcheck_eligible(op, dtype_name, sample):
+    # torch's gradcheck, whose signature graphgrad's copies, rejects size-0 inputs
+    return _numeric_eligible(op, dtype_name, sample) and all(
+        a.size for a, d in zip(leaves_of(sample), _diff_mask(sample)) if d)
 
 
 def _params(select=lambda op, dtype_name, sample: True):
@@ -59,6 +66,7 @@ def _params(select=lambda op, dtype_name, sample: True):
 FORWARD = _params()
 GRAD = _params(_grad_eligible)
 NUMERIC = _params(_numeric_eligible)
+GRADCHECK = _params(_gradcheck_eligible)
 REQUIRES_GRAD = _params(lambda op, d, s: op.requires_grad_parity and d in ("float64", "mixed")
                         and any(_diff_mask(s)))
 ERRORS = [pytest.param(op, e, id=f"{op.name}-{i}-{e.name}" if e.name else f"{op.name}-{i}")
@@ -166,7 +174,7 @@ def test_grad(gg, op, sample):
                                    err_msg=f"grad of leaf {i}")
 
 
-@pytest.mark.parametrize("op,sample", NUMERIC)
+@pytest.mark.parametrize("op,sample", GRADCHECK)
 def test_gradcheck(gg, op, sample):
     leaves = _leaf_tensors(gg, sample, requires_grad=True)
     diff = [i for i, d in enumerate(_diff_mask(sample)) if d]

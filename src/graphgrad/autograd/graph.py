@@ -29,7 +29,11 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        return tuple((n, 0) for n in self._next)
+        hidden = self._op.hidden_inputs if self._op is not None else ()
+        if not hidden:
+            return tuple((n, 0) for n in self._next)
+        return tuple((n, 0) for i, (n, m) in enumerate(zip(self._next, self._meta))
+                     if not (i in hidden or (m is None and "scalars" in hidden)))
 
     @property
     def metadata(self) -> dict:

@@ -75,7 +75,7 @@ ADD = defop("add", lambda xp, a, b, alpha=1: a + b if alpha == 1 else a + alpha 
 SUB = defop("sub", lambda xp, a, b, alpha=1: a - b if alpha == 1 else a - alpha * b, _sub_vjp,
             kind="elementwise", node="SubBackward0", onnx="Sub")
 RSUB = defop("rsub", lambda xp, a, b: b - a, lambda ns, g: (-g, None),
-             kind="elementwise", node="RsubBackward1", onnx="Sub")
+             kind="elementwise", node="RsubBackward1", onnx="Sub", hidden_inputs=("scalars",))
 MUL = defop("mul", lambda xp, a, b: a * b, _mul_vjp, kind="elementwise", save=(0, 1),
             node="MulBackward0", onnx="Mul")
 DIV = defop("div", lambda xp, a, b: a / b, _div_vjp, kind="elementwise", save=(0, 1),
@@ -124,12 +124,13 @@ def _pow_vjp(ns, g, a, b, out):
 
 
 POW_SCALAR = defop("pow.Tensor_Scalar", _int_pow, _pow_scalar_vjp, kind="elementwise",
-                   save=(0, 1), node="PowBackward0", onnx="Pow")
+                   save=(0, 1), node="PowBackward0", onnx="Pow", hidden_inputs=("scalars",))
 POW = defop("pow.Tensor_Tensor", lambda xp, a, b: xp.power(a, b), _pow_vjp, kind="elementwise",
             save=(0, 1, "out"), node="PowBackward1", onnx="Pow")
 RPOW = defop("pow.Scalar", lambda xp, a, b: xp.power(a, b),
              lambda ns, g, a, out: (None, g * out * math.log(a)), kind="elementwise",
-             save=(0, "out"), dtype_rule="float", node="PowBackward2", onnx="Pow")
+             save=(0, "out"), dtype_rule="float", node="PowBackward2", onnx="Pow",
+             hidden_inputs=("scalars",))
 
 
 def _max_min_vjp(ns, g, a, b, pick_greater):
@@ -249,7 +250,7 @@ def _clamp(xp, x, lo, hi):
 
 
 CLAMP = defop("clamp", _clamp, _clamp_vjp, kind="elementwise", save=(0, 1, 2),
-              node="ClampBackward1", onnx="Clip")
+              node="ClampBackward1", onnx="Clip", hidden_inputs=("scalars",))
 
 
 # -- comparisons and logic (never differentiable: outputs are bool) ---------------------------
@@ -312,7 +313,7 @@ def _where_vjp(ns, g, cond):
 
 WHERE = defop("where", lambda xp, c, a, b, dtype: xp.where(c, a, b).astype(dtype, copy=False),
               _where_vjp, kind="elementwise", save=(0,), dtype_rule="same",
-              node="WhereBackward0", onnx="Where")
+              node="WhereBackward0", onnx="Where", hidden_inputs=(0,))
 TO_DTYPE = defop("to", lambda xp, x, dtype: x.astype(dtype), lambda ns, g, dtype: g,
                  kind="elementwise", dtype_rule="same", node="ToCopyBackward0", onnx="Cast")
 
@@ -563,7 +564,8 @@ def _bind():
     T.__rsub__ = lambda self, other: binary(RSUB, self, other)
     T.__mul__ = T.__rmul__ = lambda self, other: binary(MUL, self, other)
     T.__truediv__ = lambda self, other: binary(DIV, self, other)
-    T.__rtruediv__ = _reflect(DIV)
+    # torch computes ``number / t`` as ``t.reciprocal() * number`` (grad_fn MulBackward0)
+    T.__rtruediv__ = lambda self, other: binary(MUL, unary(RECIPROCAL, self), other)
     T.__floordiv__ = lambda self, other: binary(FLOOR_DIVIDE, self, other)
     T.__rfloordiv__ = _reflect(FLOOR_DIVIDE)
     T.__mod__ = lambda self, other: binary(REMAINDER, self, other)

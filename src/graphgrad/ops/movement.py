@@ -41,6 +41,7 @@ def _reshape_op(name, node):
 
 
 VIEW = _reshape_op("view", "ViewBackward0")
+UNSAFE_VIEW = _reshape_op("reshape.copy", "UnsafeViewBackward0")
 SQUEEZE = _reshape_op("squeeze", "SqueezeBackward0")
 SQUEEZE_DIM = _reshape_op("squeeze.dim", "SqueezeBackward1")
 SQUEEZE_DIMS = _reshape_op("squeeze.dims", "SqueezeBackward2")
@@ -73,8 +74,15 @@ def _reshaped(op, input, shape, strict=False):
 
 
 def reshape(input, *shape):
-    shape = _infer_shape(shape_arg(shape), input._data.size)
-    return _reshaped(VIEW, input, shape)
+    x = input._data
+    shape = _infer_shape(shape_arg(shape), x.size)
+    op = VIEW
+    if not x.flags.c_contiguous:
+        try:  # torch names a reshape that had to copy UnsafeViewBackward0
+            np.reshape(x, shape, copy=False)
+        except ValueError:
+            op = UNSAFE_VIEW
+    return _reshaped(op, input, shape)
 
 
 def view(input, *shape):
@@ -397,8 +405,7 @@ def _check_key(key, shape):
         elif isinstance(k, slice):
             if k.step is not None and k.step <= 0:
                 raise ValueError("step must be greater than zero")
-            if k != slice(None):
-                last = SLICE
+            last = SLICE
             out.append(k)
             dim += 1
         else:
