@@ -15,6 +15,7 @@ import numpy as np
 from . import _dtype
 from ._device import CPU, check_device
 from .autograd.grad_mode import state as _mode
+from .autograd.graph import AccumulateGrad
 
 __all__ = ["Tensor", "Size", "wrap"]
 
@@ -56,7 +57,16 @@ def wrap(data, requires_grad, grad_fn):
     t._accum = None
     t._inf = _mode.inference
     t._extra = None
+    t._vc = None  # the version cell, shared with views; created on first need
     return t
+
+
+def version_cell(t):
+    """The one-element list holding ``t``'s version, shared by ``t`` and its views."""
+    cell = t._vc
+    if cell is None:
+        cell = t._vc = [0]
+    return cell
 
 
 class Tensor:
@@ -70,7 +80,8 @@ class Tensor:
     tensor(-16.)
     """
 
-    __slots__ = ("_data", "_rg", "grad_fn", "_grad", "_accum", "_inf", "_extra", "__weakref__")
+    __slots__ = ("_data", "_rg", "grad_fn", "_grad", "_accum", "_inf", "_extra", "_vc",
+                 "__weakref__")
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected operators
 
     def __new__(cls, *args, **kwargs):
@@ -166,8 +177,6 @@ class Tensor:
         """This leaf's AccumulateGrad node, shared by every op that uses the leaf."""
         acc = self._accum() if self._accum is not None else None
         if acc is None:
-            from .autograd.graph import AccumulateGrad
-
             acc = AccumulateGrad(self)
             self._accum = weakref.ref(acc)
         return acc
@@ -180,8 +189,10 @@ class Tensor:
                  create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
-        """A tensor sharing this one's data, outside the graph."""
-        return wrap(self._data, False, None)
+        """A tensor sharing this one's data (and version counter), outside the graph."""
+        t = wrap(self._data, False, None)
+        t._vc = version_cell(self)
+        return t
 
     def detach_(self) -> Tensor:
         self.grad_fn = None
@@ -198,7 +209,7 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return 0
+        return 0 if self._vc is None else self._vc[0]
 
     def is_inference(self) -> bool:
         return self._inf
@@ -301,10 +312,15 @@ class Tensor:
         return bool(self._data.reshape(()))
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar_value())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar_value())
+
+    def _scalar_value(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.reshape(()).item()
 
     def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:

@@ -19,7 +19,9 @@ same = h.same
 raises_like = h.raises_like
 
 # torch warns that backward(create_graph=True) makes a parameter/gradient reference cycle.
-create_graph_warning = pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
+create_graph_warning = pytest.mark.filterwarnings(
+    "ignore:Using backward\\(\\) with create_graph=True"
+)
 
 
 def leaf(m, shape=(3,), seed=0, positive=False):

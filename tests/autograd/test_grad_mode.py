@@ -47,8 +47,18 @@ def test_no_grad_results_of_several_ops():
     def prog(m):
         w = m.tensor([1.0, 2.0], requires_grad=True)
         with m.no_grad():
-            outs = [w + 1, w.exp(), w.sum(), w @ w, w.reshape(2, 1), w[0]]
+            outs = [w + 1, w * w, w.exp(), w.sum(), w @ w, m.cat([w, w]), w.clone()]
         return [(t.requires_grad, h.fn(t), t.is_leaf) for t in outs]
+
+    same(prog)
+
+
+def test_no_grad_views_of_a_grad_requiring_leaf():
+    def prog(m):
+        w = m.tensor([[1.0, 2.0]], requires_grad=True)
+        with m.no_grad():
+            views = [w.reshape(2, 1), w[0], w.view(2), w[:, 1:], w.unsqueeze(0), w.t()]
+        return [(t.requires_grad, h.fn(t), t.is_leaf) for t in views]
 
     same(prog)
 

@@ -15,6 +15,7 @@ from .core import (
     ALL,
     FLOAT,
     FLOAT_INT,
+    DType,
     ErrorInput,
     NonContig,
     OpInfo,
@@ -580,12 +581,55 @@ def binary_ops() -> list[OpInfo]:
 
     ops.append(OpInfo("where", function("where"), where_samples, dtypes=ALL, mixed=where_mixed,
                       errors=_where_errors))
-    ops.append(OpInfo("Tensor.where", method("where"), where_method_samples, dtypes=ALL))
+    ops.append(OpInfo("Tensor.where", method("where"), where_method_samples,
+                      dtypes=variant_dtypes(ALL), variant=True))
     for name in ("clamp", "clip"):
         ops += fn_and_method(name, clamp_samples, dtypes=FLOAT_INT, mixed=clamp_mixed,
                              errors=_clamp_errors)
     return ops
 
 
+# --- dtype conversion ----------------------------------------------------------------------
+
+def to_samples(dtype, rng):
+    """``x.to(dtype)``; float-to-float conversions pass the gradient back in the input dtype.
+    Casts to float32 lose precision, so finite differences are not taken through them."""
+    is_float = np.dtype(dtype).kind == "f"
+    x = make((3, 4), dtype, rng, -3.0, 3.0) if is_float else make((3, 4), dtype, rng, -5, 5)
+    yield SampleInput(x, (DType("float64"),), name="to_float64")
+    yield SampleInput(x, kwargs=dict(dtype=DType("float32")), name="to_float32", gradcheck=False)
+    yield SampleInput(x, (DType("int64"),), name="to_int64", grad=False)
+    yield SampleInput(x, (DType("int32"),), name="to_int32", grad=False)
+    yield SampleInput(x, (DType("bool"),), name="to_bool", grad=False)
+    yield SampleInput(make((), dtype, rng), (DType("float64"),), name="0d")
+    yield SampleInput(make((0, 2), dtype, rng), (DType("float32"),), name="empty",
+                      gradcheck=False)
+    yield SampleInput(NonContig(x.T.copy()), (DType("float64"),), name="transposed")
+    if is_float:
+        yield SampleInput(np.array([2.7, -2.7, -0.5, 1e10], dtype=dtype), (DType("int64"),),
+                          name="truncation", grad=False)
+
+
+def conversion_samples(dtype, rng):
+    is_float = np.dtype(dtype).kind == "f"
+    x = make((3, 4), dtype, rng, -3.0, 3.0) if is_float else make((3, 4), dtype, rng, -5, 5)
+    yield SampleInput(x)
+    yield SampleInput(make((), dtype, rng))
+    yield SampleInput(NonContig(x.T.copy()), name="transposed")
+
+
+def conversion_ops() -> list[OpInfo]:
+    ops = [OpInfo("Tensor.to", method("to"), to_samples, dtypes=ALL)]
+    ops.append(OpInfo("Tensor.double", method("double"), conversion_samples, dtypes=ALL))
+    # a cast to float32 loses precision: no finite differences through it
+    ops.append(OpInfo("Tensor.float", method("float"), lambda dtype, rng: (
+        SampleInput(s.input, name=s.name, gradcheck=False)
+        for s in conversion_samples(dtype, rng)), dtypes=ALL))
+    for name in ("long", "int", "bool"):
+        ops.append(OpInfo(f"Tensor.{name}", method(name), conversion_samples, dtypes=ALL,
+                          supports_grad=False))
+    return ops
+
+
 def op_db() -> list[OpInfo]:
-    return unary_ops() + binary_ops()
+    return unary_ops() + binary_ops() + conversion_ops()

@@ -336,7 +336,33 @@ def _mT_errors():
     yield ErrorInput(_s(np.ones(3)), RuntimeError, "1d")
 
 
-# --- basic indexing ------------------------------------------------------------------------
+def _t_cases(a):
+    yield _s(a((3, 4)))
+    yield _s(a((5,)), name="1d")
+    yield _s(a(()), name="0d")
+    yield _s(a((0, 3)), name="empty")
+    yield _s(NonContig(a((4, 3))), name="transposed")
+
+
+def _t_errors():
+    yield ErrorInput(_s(np.ones((2, 3, 4))), RuntimeError, "3d")
+
+
+def _unbind_cases(a):
+    yield _s(a((3, 4)))
+    yield _s(a((3, 4)), 1, name="dim")
+    yield _s(a((2, 3, 4)), dim=-1, name="neg_dim")
+    yield _s(a((1, 3)), name="size1")
+    yield SampleInput(a((0, 3)), name="empty", grad=False)
+    yield _s(NonContig(a((4, 3))), 0, name="transposed")
+
+
+def _unbind_errors():
+    yield ErrorInput(_s(np.ones(())), IndexError, "0d")
+    yield ErrorInput(_s(np.ones((2, 3)), 2), IndexError, "dim")
+
+
+# --- indexing ------------------------------------------------------------------------------
 
 _E = Ellipsis
 
@@ -366,6 +392,34 @@ def _index_errors():
     yield ErrorInput(SampleInput(np.ones(3), ((0, 0),)), IndexError, "too_many")
     yield ErrorInput(SampleInput(np.ones(3), (slice(None, None, -1),)), ValueError, "neg_step")
     yield ErrorInput(SampleInput(np.ones(3), (slice(None, None, 0),)), ValueError, "zero_step")
+
+
+def _advanced_index_cases(a):
+    """Integer-array, list and boolean-mask keys, alone and mixed with basic ones; repeated
+    indices accumulate their gradients."""
+    x = a((4, 5, 3))
+    for idx, name in [
+        (np.array([0, 2]), "int_tensor"), (np.array([3, -1, 0, 3]), "repeated_neg"),
+        ([1, 0, 1], "list"), ((slice(None), np.array([4, 0])), "slice_then_tensor"),
+        ((np.array([1, 2]), slice(1, 3)), "tensor_then_slice"),
+        ((np.array([0, 1]), np.array([2, 3])), "two_tensors"),
+        ((np.array([[0, 1], [2, 3]]),), "2d_index"),
+        ((Ellipsis, np.array([2, 0, 2])), "ellipsis_tensor"),
+        (np.array([True, False, True, True]), "mask_1d"),
+        ((np.arange(20).reshape(4, 5) % 3 == 0), "mask_2d"),
+        ((slice(None), np.array([False] * 5)), "mask_none_true"),
+        ((1, np.array([0, 4])), "int_then_tensor"),
+    ]:
+        yield SampleInput(x, (idx,), name=name)
+    yield SampleInput(a(()), (np.array(True),), name="0d_mask")
+    yield SampleInput(NonContig(a((4, 3))), (np.array([2, 0]),), name="transposed")
+
+
+def _advanced_index_errors():
+    yield ErrorInput(SampleInput(np.ones(3), (np.array([0.5]),)), IndexError, "float_index")
+    yield ErrorInput(SampleInput(np.ones(3), (np.array([3]),)), IndexError, "out_of_range")
+    yield ErrorInput(SampleInput(np.ones(3), (np.array([True, False]),)), IndexError,
+                     "mask_shape")
 
 
 def _index(x, idx):
@@ -413,8 +467,13 @@ def movement_ops() -> list[OpInfo]:
     ops.append(OpInfo("Tensor.T", lambda m: (lambda x: x.T), _gen(_T_cases), dtypes=ALL))
     ops.append(OpInfo("Tensor.mT", lambda m: (lambda x: x.mT), _gen(_mT_cases), dtypes=ALL,
                       errors=_mT_errors))
+    for form in ("fn", "method"):
+        add("t", form, _t_cases, _t_errors)
+        add("unbind", form, _unbind_cases, _unbind_errors)
     ops.append(OpInfo("Tensor.__getitem__", lambda m: _index, _gen(_index_cases), dtypes=ALL,
                       errors=_index_errors))
+    ops.append(OpInfo("Tensor.__getitem__.advanced", lambda m: _index,
+                      _gen(_advanced_index_cases), dtypes=ALL, errors=_advanced_index_errors))
     return ops
 
 

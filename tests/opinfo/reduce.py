@@ -188,7 +188,8 @@ def var_samples(dtype, rng):
     yield SampleInput(a((3, 4)), kwargs=dict(correction=0), name="correction0")
     yield SampleInput(a((2, 3, 4)), kwargs=dict(dim=(0, 1), correction=2, keepdim=True),
                       name="correction2")
-    yield SampleInput(a((3, 1)), kwargs=dict(dim=1, correction=0), name="size1_dim")
+    # a zero std has no derivative (sqrt at 0): forward only
+    yield SampleInput(a((3, 1)), kwargs=dict(dim=1, correction=0), name="size1_dim", grad=False)
     yield SampleInput(a((3, 0)), kwargs=dict(dim=0), name="empty_kept")
     yield SampleInput(NonContig(a((4, 3))), kwargs=dict(dim=1), name="transposed")
 
@@ -253,6 +254,21 @@ def logical_reduce_samples(dtype, rng):
     yield SampleInput(np.zeros((2, 3), dtype=dtype), (1,), name="all_false")
 
 
+def sum_to_size_samples(dtype, rng):
+    a = lambda s: _arr(dtype, rng, s)  # noqa: E731
+    yield SampleInput(a((3, 4)), (1, 4))
+    yield SampleInput(a((3, 4)), ((3, 1),), name="tuple")
+    yield SampleInput(a((2, 3, 4)), (3, 1), name="fewer_dims")
+    yield SampleInput(a((3, 4)), (3, 4), name="same")
+    yield SampleInput(a((2, 3)), ((),), name="to_0d")
+    yield SampleInput(a((0, 3)), (1, 3), name="empty")
+    yield SampleInput(NonContig(a((4, 3))), (1, 3), name="transposed")
+
+
+def _sum_to_size_errors():
+    yield ErrorInput(SampleInput(np.ones((3, 4)), (2, 4)), RuntimeError, "not_expandable")
+
+
 def binary_max_samples(dtype, rng):
     yield from binary_samples(tensor_only=True, ties=True)(dtype, rng)
 
@@ -284,6 +300,8 @@ def reduce_ops() -> list[OpInfo]:
                              errors=_empty_reduce_errors(argmax=True))
     for name in ("var", "std"):
         ops += fn_and_method(name, var_samples, errors=_float_only_errors())
+    ops.append(OpInfo("Tensor.sum_to_size", lambda m: (lambda x, *a: x.sum_to_size(*a)),
+                      sum_to_size_samples, dtypes=ALL, errors=_sum_to_size_errors))
     ops += fn_and_method("logsumexp", logsumexp_samples, errors=_dim_errors())
     ops += fn_and_method("norm", norm_samples, errors=_float_only_errors())
     for name in ("all", "any"):

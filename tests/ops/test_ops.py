@@ -1,6 +1,6 @@
-"""Generic op tests over OP_DB, with torch as the oracle: forward values, shapes and dtypes;
-gradients (parity with torch, graphgrad's gradcheck and an independent central difference);
-requires_grad propagation; error types; and coverage of every OpDef in graphgrad.ops.OPS.
+"""Generic op tests over OP_DB, with torch as the oracle: forward values, shapes, dtypes and
+requires_grad; gradients (parity with torch, second derivatives, graphgrad's gradcheck and an
+independent central difference); error types; and coverage of every OpDef in graphgrad.ops.OPS.
 """
 
 from __future__ import annotations
@@ -22,13 +22,18 @@ def _sample_id(op, dtype_name, i, sample):
 
 
 def _all_samples(op):
-    """(dtype name, index, sample) for every forward sample of ``op``."""
-    for dtype in op.dtypes:
-        name = np.dtype(dtype).name
-        for i, s in enumerate(op.sample_inputs(dtype)):
-            yield name, i, s
-    for i, s in enumerate(op.mixed_inputs()):
-        yield "mixed", i, s
+    """(dtype name, index, sample) for every forward sample of ``op``; made once per op."""
+    if op.name not in _SAMPLES:
+        found = []
+        for dtype in op.dtypes:
+            name = np.dtype(dtype).name
+            found += [(name, i, s) for i, s in enumerate(op.sample_inputs(dtype))]
+        found += [("mixed", i, s) for i, s in enumerate(op.mixed_inputs())]
+        _SAMPLES[op.name] = found
+    return _SAMPLES[op.name]
+
+
+_SAMPLES: dict = {}
 
 
 def _diff_mask(sample):
@@ -67,8 +72,7 @@ FORWARD = _params()
 GRAD = _params(_grad_eligible)
 NUMERIC = _params(_numeric_eligible)
 GRADCHECK = _params(_gradcheck_eligible)
-REQUIRES_GRAD = _params(lambda op, d, s: op.requires_grad_parity and d in ("float64", "mixed")
-                        and any(_diff_mask(s)))
+GRADGRAD = NUMERIC
 ERRORS = [pytest.param(op, e, id=f"{op.name}-{i}-{e.name}" if e.name else f"{op.name}-{i}")
           for op in OP_DB for i, e in enumerate(op.error_inputs())]
 
@@ -151,27 +155,80 @@ def _backward(m, op, sample, weights=None):
 
 @pytest.mark.parametrize("op,sample", FORWARD)
 def test_forward(gg, op, sample):
+    """Values, shapes and dtypes; for float samples also which outputs require grad."""
     expected = _call(torch, op, sample, _leaf_tensors(torch, sample))
     actual = _call(gg, op, sample, _leaf_tensors(gg, sample))
     _assert_same(actual, expected, op)
+    if op.requires_grad_parity and any(_diff_mask(sample)):
+        # outputs require grad exactly when torch's do (never for bool/int results)
+        want = _tensor_outputs(_call(torch, op, sample, _leaf_tensors(torch, sample, True)))
+        got = _tensor_outputs(_call(gg, op, sample, _leaf_tensors(gg, sample, True)))
+        assert [bool(t.requires_grad) for t in got] == [t.requires_grad for t in want], \
+            "requires_grad of the outputs"
 
 
 @pytest.mark.parametrize("op,sample", GRAD)
 def test_grad(gg, op, sample):
     expected, weights = _backward(torch, op, sample)
     actual, _ = _backward(gg, op, sample, weights)
-    mask = _diff_mask(sample)
+    _assert_same_grads(actual, expected, _grad_tol(op, sample))
+
+
+def _grad_tol(op, sample):
+    """The op's float64 tolerance, or a float32 one when any input is float32."""
+    if any(a.dtype == np.float32 for a in leaves_of(sample)):
+        return 1e-4, 1e-5
+    return op.grad_tol
+
+
+def _assert_same_grads(actual, expected, tol, zero_for_none=False):
+    """Leaf by leaf: None where torch gives None (or zeros, with ``zero_for_none``), else the
+    same dtype, shape and values."""
     for i, (a, e) in enumerate(zip(actual, expected)):
         if e is None:
-            assert a is None, f"leaf {i}: torch gives no grad, graphgrad gives one"
+            if zero_for_none and a is not None:
+                np.testing.assert_array_equal(_grad_numpy(a), 0, err_msg=f"leaf {i}: torch: None")
+            else:
+                assert a is None, f"leaf {i}: torch gives no grad, graphgrad gives one"
             continue
-        assert a is not None, f"leaf {i} (differentiable: {mask[i]}): no grad"
+        assert a is not None, f"leaf {i}: no grad"
         assert str(a.dtype) == str(e.dtype), f"leaf {i}: grad dtype"
         assert tuple(a.shape) == tuple(e.shape), f"leaf {i}: grad shape"
-        want = e.numpy()
-        rtol, atol = op.grad_tol if want.dtype == np.float64 else (1e-4, 1e-5)
-        np.testing.assert_allclose(a.numpy(), want, rtol=rtol, atol=atol,
+        np.testing.assert_allclose(_grad_numpy(a), _grad_numpy(e), rtol=tol[0], atol=tol[1],
                                    err_msg=f"grad of leaf {i}")
+
+
+def _grad_numpy(t):
+    # torch may hand back a ZeroTensor (abs's second derivative), which needs force=True
+    return t.numpy(force=True) if isinstance(t, torch.Tensor) else t.numpy()
+
+
+def _double_backward(m, op, sample, weights=None):
+    """Grads of <w2, d<w1, out**2>/dx> w.r.t. the leaves; first grads taken with create_graph."""
+    leaves = _leaf_tensors(m, sample, requires_grad=True)
+    diff = [t for t, d in zip(leaves, _diff_mask(sample)) if d]
+    outputs = float_outputs(_call(m, op, sample, leaves))
+    if weights is None:
+        weights = _weights(op, sample, outputs)
+        rng = rng_for(op.name, sample.name, "weights2")
+        weights.append([rng.uniform(-1.5, 1.5, tuple(t.shape)) for t in diff])
+    *w1, w2 = weights
+    # squared outputs: the first grads then depend on the outputs, so the second backward also
+    # differentiates each rule w.r.t. its incoming gradient (e.g. for linear ops)
+    first = m.autograd.grad(_weighted_sum(m, [o * o for o in outputs], w1), diff,
+                            create_graph=True)
+    live = [(g, w) for g, w in zip(first, w2) if g.requires_grad]
+    if live:
+        _weighted_sum(m, [g for g, _ in live], [w for _, w in live]).backward()
+    return [t.grad for t in diff], weights
+
+
+@pytest.mark.parametrize("op,sample", GRADGRAD)
+def test_gradgrad(gg, op, sample):
+    """Second derivatives match torch's (first grads taken with create_graph=True)."""
+    expected, weights = _double_backward(torch, op, sample)
+    actual, _ = _double_backward(gg, op, sample, weights)
+    _assert_same_grads(actual, expected, _grad_tol(op, sample), zero_for_none=True)
 
 
 @pytest.mark.parametrize("op,sample", GRADCHECK)
@@ -216,14 +273,6 @@ def test_numerical_grad(gg, op, sample):
                                    atol=NUMERIC_ATOL, err_msg=f"leaf {i}: analytic vs numeric")
 
 
-@pytest.mark.parametrize("op,sample", REQUIRES_GRAD)
-def test_requires_grad(gg, op, sample):
-    """Outputs require grad exactly when torch's do (never for bool/int results)."""
-    expected = _tensor_outputs(_call(torch, op, sample, _leaf_tensors(torch, sample, True)))
-    actual = _tensor_outputs(_call(gg, op, sample, _leaf_tensors(gg, sample, True)))
-    assert [bool(t.requires_grad) for t in actual] == [t.requires_grad for t in expected]
-
-
 @pytest.mark.parametrize("op,err", ERRORS)
 def test_error(gg, op, err):
     for m in (torch, gg):
@@ -237,8 +286,9 @@ def test_error(gg, op, err):
 def test_op_table_coverage(gg, op_recorder):
     """Every OpDef's forward, and every differentiable OpDef's vjp, is reached by some sample.
 
-    The sweep runs all samples itself (forward in every dtype, backward where differentiable), so
-    the result does not depend on test order or on how pytest-xdist splits the other tests.
+    The sweep runs all samples itself (forward in every dtype, backward and double backward where
+    the tests above do), so the result does not depend on test order or on how pytest-xdist
+    splits the other tests.
     """
     raised = []
     for op in OP_DB:
@@ -248,6 +298,8 @@ def test_op_table_coverage(gg, op_recorder):
                 _call(gg, op, s, _leaf_tensors(gg, s))
                 if _grad_eligible(op, dtype_name, s):
                     _backward(gg, op, s)
+                if _numeric_eligible(op, dtype_name, s):
+                    _double_backward(gg, op, s)
             except Exception as exc:  # reported by the per-sample tests; the sweep goes on
                 raised.append(f"{sid}: {type(exc).__name__}")
     table = op_recorder.table

@@ -145,6 +145,8 @@ class _Run:
         saved = node._saved
         if saved is FREED:
             raise RuntimeError(_FREED_MESSAGE + f" (node: {type(node).__name__})")
+        if node._versions:
+            _check_versions(node)
         params = node._params
         if op.needs_mask:
             params = dict(params) if params else {}
@@ -170,8 +172,8 @@ class _Run:
             if gi._data.shape != shape:
                 gi = DIFF.sum_to(gi, shape)
             if gi._data.dtype != dtype:
-                from ..ops.elementwise import _to_dtype
                 from .._dtype import from_numpy_dtype
+                from ..ops.elementwise import _to_dtype
 
                 gi = _to_dtype(gi, from_numpy_dtype(dtype))
             return gi
@@ -180,6 +182,20 @@ class _Run:
         if gi.dtype != dtype:
             gi = gi.astype(dtype)
         return gi
+
+
+def _check_versions(node):
+    """Note [Saved versions]: every saved tensor (and a saved output) carries the version of
+    its data at save time; an in-place op bumps the version, and using the changed value for
+    a gradient would be silently wrong, so the engine raises torch's error instead."""
+    for i, (cell, expected) in enumerate(node._versions):
+        if cell[0] != expected:
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: saved value {i} of {type(node).__name__} is at version "
+                f"{cell[0]}; expected version {expected} instead. Hint: find the in-place op "
+                "(a method ending in '_', '+=', or an indexed assignment) applied to it after "
+                "this op ran, and use its out-of-place form or apply .clone() before it.")
 
 
 def _saved_tensor(node, token, value):
@@ -235,6 +251,8 @@ def _execute(roots, run, targets=None, capture_into=None):
             if saved:
                 if saved is FREED:
                     raise RuntimeError(_FREED_MESSAGE + f" (node: {type(node).__name__})")
+                if node._versions:
+                    _check_versions(node)
                 vals = [v._data if isinstance(v, Tensor) else v for v in saved]
                 if not retain:
                     node._saved = FREED

@@ -34,7 +34,12 @@ def is_inference_mode_enabled() -> bool:
 
 
 class _DecoratorContextManager:
-    """Base for modes usable as ``with mode():`` and as ``@mode()``."""
+    """Base for modes usable as ``with mode():``, ``@mode()`` and bare ``@mode``."""
+
+    def __new__(cls, *args, **kwargs):
+        if len(args) == 1 and not kwargs and callable(args[0]) and not isinstance(args[0], bool):
+            return cls()(args[0])  # bare @mode on a function
+        return super().__new__(cls)
 
     def __call__(self, func):
         if inspect.isclass(func):
@@ -146,8 +151,9 @@ class inference_mode(_DecoratorContextManager):
         if self.mode:
             state.grad_enabled = False
             state.inference = True
-        else:
+        elif state.inference:  # inference_mode(False) inside inference mode: back to normal
             state.inference = False
+            state.grad_enabled = True
 
     def __exit__(self, *exc):
         state.grad_enabled, state.inference = self._prev

@@ -51,7 +51,7 @@ def _numerical_jacobian(func, inputs, i, eps):
 def _analytical_jacobian(func, inputs, i):
     outs = _outputs(func, inputs)
     rows = []
-    for j, o in enumerate(outs):
+    for o in outs:
         for k in range(o._data.size):
             seed = np.zeros(o._data.shape, o._data.dtype)
             seed.reshape(-1)[k] = 1

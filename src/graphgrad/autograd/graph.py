@@ -22,7 +22,8 @@ FREED = ("<freed>",)
 class Node:
     """A recorded op application; subclassed once per op so ``type(n).__name__`` is torch's."""
 
-    __slots__ = ("_op", "_next", "_saved", "_params", "_meta", "_seq", "_extra", "__weakref__")
+    __slots__ = ("_op", "_next", "_saved", "_params", "_meta", "_seq", "_extra", "_versions",
+                 "__weakref__")
 
     def name(self) -> str:
         return type(self).__name__
@@ -54,6 +55,9 @@ class Node:
         return call_node(self, grads)
 
 
+# Leaves sort after every op node (PyTorch gives AccumulateGrad UINT64_MAX).
+_LEAF_SEQUENCE = float("inf")
+
 _node_classes: dict[str, type] = {}
 
 
@@ -75,8 +79,8 @@ class AccumulateGrad(Node):
         self._op = None
         self._next = ()
         self._saved = ()
+        self._versions = None
         self._params = None
         self._meta = ((variable._data.shape, variable._data.dtype),)
-        # Leaves run as soon as they are ready, so .grad is set early (PyTorch uses UINT64_MAX).
-        self._seq = float("inf")
+        self._seq = _LEAF_SEQUENCE
         self._extra = None

@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import creation, elementwise, indexing, linalg, movement, nn, random, reduce
+from . import (  # noqa: F401 - inplace binds the Tensor methods it defines
+    creation,
+    elementwise,
+    indexing,
+    inplace,
+    linalg,
+    movement,
+    nn,
+    random,
+    reduce,
+)
 from ._namespace import DIFF, RAW
 from ._opdef import OPS, OpDef, defop
 
-__all__ = ["OPS", "OpDef", "defop", "creation", "elementwise", "indexing", "linalg", "movement",
+__all__ = ["OPS", "OpDef", "defop", "creation", "elementwise", "indexing", "inplace", "linalg",
+           "movement",
            "nn", "random", "reduce"]
 
 

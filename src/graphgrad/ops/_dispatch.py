@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor, wrap
-from ..autograd.graph import next_sequence
+from .._tensor import Tensor, version_cell, wrap
 from ..autograd.grad_mode import state as _mode
+from ..autograd.graph import next_sequence
 
 __all__ = ["apply", "unary", "binary"]
 
@@ -43,6 +43,22 @@ def _scalar(x):
     raise TypeError(f"unsupported operand type {t.__name__}; expected a Tensor or a number")
 
 
+def _fits(value: int, dtype) -> bool:
+    info = _INT_RANGES.get(dtype)
+    if info is None:
+        info = _INT_RANGES[dtype] = (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
+    return info[0] <= value <= info[1]
+
+
+_INT_RANGES: dict = {}
+
+
+def _wrapped(value, like):
+    """A Python int outside an integer tensor's range wraps around, as in torch (uint8: -1 is
+    255), as a 0-d array of the tensor's dtype."""
+    return np.asarray(value).astype(like.dtype)
+
+
 def _default_float():
     return _dtype._defaults.float.np
 
@@ -71,14 +87,36 @@ def _record(op, inputs, arrays_meta, out, params, aux=None):
     node._next = tuple(_edge(x) if isinstance(x, Tensor) else None for x in inputs)
     node._meta = arrays_meta
     save = op.save
-    if save:
-        node._saved = tuple(_saved_value(op, inputs, s, out, aux) for s in save)
-    else:
-        node._saved = ()
     node._params = params
     node._seq = next_sequence()
     node._extra = None
-    return wrap(out, True, node)
+    result = wrap(out, True, node)
+    if save:
+        node._saved = tuple(_saved_value(op, inputs, s, out, aux) for s in save)
+        node._versions = _versions(op, inputs, result)
+    else:
+        node._saved = ()
+        node._versions = None
+    return result
+
+
+def _versions(op, inputs, result):
+    """(version cell, version at save time) for each saved tensor and a saved output.
+
+    See Note [Saved versions]: an in-place change of a saved value bumps its cell, and the
+    engine refuses to use it.
+    """
+    pairs = []
+    for s in op.save:
+        if s == "out":
+            cell = result._vc = [0]
+            pairs.append((cell, 0))
+        elif s != "aux":
+            x = inputs[s]
+            if isinstance(x, Tensor):
+                cell = version_cell(x)
+                pairs.append((cell, cell[0]))
+    return tuple(pairs)
 
 
 def _saved_value(op, inputs, s, out, aux):
@@ -140,24 +178,38 @@ def unary(op, x, params=None):
         raise _forward_error(op, (x,), err) from None
     if type(out) is not _ndarray:
         out = _asarray(out)
-    if x._rg and _mode.grad_enabled and op.vjp is not None and out.dtype.kind == "f":
+    if (x._rg and _mode.grad_enabled and op.vjp is not None and out.dtype.kind == "f"
+            and not _mode.inference):
         node = op.node_cls()
         node._op = op
         fn = x.grad_fn
         node._next = (fn if fn is not None else x._accumulator(),)
         node._meta = ((x._data.shape, x._data.dtype),)
-        save = op.save
-        if not save:
-            node._saved = ()
-        elif save[0] == "out" and len(save) == 1:
-            node._saved = (out,)
-        else:
-            node._saved = tuple(_saved_value(op, (x,), s, out, None) for s in save)
         node._params = params
         node._seq = next_sequence()
         node._extra = None
-        return wrap(out, True, node)
-    return wrap(out, False, None)
+        result = wrap(out, True, node)
+        save = op.save
+        if not save:
+            node._saved = ()
+            node._versions = None
+        elif save[0] == "out" and len(save) == 1:
+            node._saved = (out,)
+            cell = result._vc = [0]
+            node._versions = ((cell, 0),)
+        else:
+            node._saved = tuple(_saved_value(op, (x,), s, out, None) for s in save)
+            node._versions = _versions(op, (x,), result)
+        if op.kind == "movement":
+            result._vc = version_cell(x)
+        return result
+    result = wrap(out, False, None)
+    if op.kind == "movement":
+        result._vc = version_cell(x)
+        if x._rg and out.base is not None and not _mode.inference:
+            # A view made under no_grad still requires grad (as a leaf), as in torch.
+            result._rg = True
+    return result
 
 
 def binary(op, a, b, params=None):
@@ -178,8 +230,12 @@ def binary(op, a, b, params=None):
             if tp is not float and tp is not int:
                 b = _scalar(b)
             db = b
-            if da.dtype.kind != "f" and (op.dtype_rule == "float" or type(b) is float):
-                da = da.astype(_default_float())
+            kind = da.dtype.kind
+            if kind != "f":
+                if op.dtype_rule == "float" or type(b) is float:
+                    da = da.astype(_default_float())
+                elif kind in "iu" and type(b) is int and not _fits(b, da.dtype):
+                    db = _wrapped(b, da)
         ta = True
     else:
         ta = tb = False
@@ -188,16 +244,21 @@ def binary(op, a, b, params=None):
         if tp is not float and tp is not int:
             a = _scalar(a)
         da = a
-        if db.dtype.kind != "f" and (op.dtype_rule == "float" or type(a) is float):
-            db = db.astype(_default_float())
+        kind = db.dtype.kind
+        if kind != "f":
+            if op.dtype_rule == "float" or type(a) is float:
+                db = db.astype(_default_float())
+            elif kind in "iu" and type(a) is int and not _fits(a, db.dtype):
+                da = _wrapped(a, db)
         tb = True
     try:
         out = op.forward(xp, da, db, **params) if params else op.forward(xp, da, db)
     except ValueError as err:
         raise _forward_error(op, (a, b), err) from None
+
     if type(out) is not _ndarray:
         out = _asarray(out)
-    if not _mode.grad_enabled or op.vjp is None or out.dtype.kind != "f":
+    if not _mode.grad_enabled or op.vjp is None or out.dtype.kind != "f" or _mode.inference:
         return wrap(out, False, None)
     ea = eb = None
     if ta:
@@ -222,19 +283,22 @@ def binary(op, a, b, params=None):
     node._op = op
     node._next = (ea, eb)
     node._meta = (ma, mb)
+    node._params = params
+    node._seq = next_sequence()
+    node._extra = None
+    result = wrap(out, True, node)
     save = op.save
     if not save:
         node._saved = ()
+        node._versions = None
     else:
         if (ta and a._inf) or (tb and b._inf):
             for s in save:
                 _saved_value(op, (a, b), s, out, None)  # raises for a saved inference tensor
         node._saved = (a, b) if save == _SAVE_BOTH else tuple(
             out if s == "out" else (a, b)[s] for s in save)
-    node._params = params
-    node._seq = next_sequence()
-    node._extra = None
-    return wrap(out, True, node)
+        node._versions = _versions(op, (a, b), result)
+    return result
 
 
 _SAVE_BOTH = (0, 1)
@@ -257,7 +321,7 @@ def apply(op, inputs, params=None):
     if type(out) is not _ndarray:
         out = _asarray(out)
     rg = False
-    if op.vjp is not None and _mode.grad_enabled and out.dtype.kind == "f":
+    if op.vjp is not None and _mode.grad_enabled and out.dtype.kind == "f" and not _mode.inference:
         for x in inputs:
             if isinstance(x, Tensor) and x._rg:
                 rg = True

@@ -20,7 +20,7 @@ KINDS = ("elementwise", "reduction", "movement", "contraction", "indexing", "cre
 #   "same":    no casting; forward keeps its input's dtype (movement, indexing, ...)
 DTYPE_RULES = ("promote", "float", "same")
 
-OPS: dict[str, "OpDef"] = {}
+OPS: dict[str, OpDef] = {}
 
 
 class OpDef:

@@ -70,7 +70,14 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     >>> torch.tensor([[1, 2], [3, 4]]).dtype
     torch.int64
     """
-    check_device(device)
+    if device is not None:
+        check_device(device)
+    tp = type(data)
+    if dtype is None and (tp is float or tp is int or tp is builtins.bool):
+        # The common case of a Python number: skip the general inference below.
+        arr = np.array(data, dtype=_dtype._defaults.float.np if tp is float else
+                       (np.int64 if tp is int else np.bool_))
+        return _leaf(arr, requires_grad)
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."

@@ -21,6 +21,33 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _erf_scalar = np.vectorize(math.erf, otypes=[np.float64])
 
 
+def _no_bool(name, message):
+    """Wraps a forward so bool inputs raise as in torch (``message`` is torch's text)."""
+    def check(fn):
+        def forward(xp, *args, **kw):
+            if any(np.result_type(a) == np.bool_ for a in args if a is not None):
+                raise RuntimeError(message)
+            return fn(xp, *args, **kw)
+        forward.__name__ = name
+        return forward
+    return check
+
+
+_SUB_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+             "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+_NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+             "to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _int_division(fn):
+    """Integer division by zero raises in torch (NumPy returns 0 with a warning)."""
+    def forward(xp, a, b):
+        if np.result_type(a, b).kind in "iu" and np.any(np.asarray(b) == 0):
+            raise RuntimeError("ZeroDivisionError")
+        return fn(xp, a, b)
+    return forward
+
+
 def _is_scalar(x) -> bool:
     return not isinstance(x, Tensor) and not isinstance(x, np.ndarray)
 
@@ -88,7 +115,8 @@ def _floor_divide(xp, a, b):
     return xp.floor_divide(a, b)
 
 
-FLOOR_DIVIDE = defop("floor_divide", _floor_divide, kind="elementwise", onnx="Div")
+FLOOR_DIVIDE = defop("floor_divide", _int_division(_floor_divide), kind="elementwise",
+                     onnx="Div")
 
 
 def _remainder_vjp(ns, g, a, b):
@@ -97,7 +125,8 @@ def _remainder_vjp(ns, g, a, b):
     return g, -g * ns.const(np.floor(ns.raw(a) / ns.raw(b)))
 
 
-REMAINDER = defop("remainder", lambda xp, a, b: xp.remainder(a, b), _remainder_vjp,
+REMAINDER = defop("remainder", _int_division(lambda xp, a, b: xp.remainder(a, b)),
+                  _remainder_vjp,
                   kind="elementwise", save=(0, 1), node="RemainderBackward0", onnx="Mod")
 
 
@@ -129,7 +158,7 @@ POW = defop("pow.Tensor_Tensor", lambda xp, a, b: xp.power(a, b), _pow_vjp, kind
             save=(0, 1, "out"), node="PowBackward1", onnx="Pow")
 RPOW = defop("pow.Scalar", lambda xp, a, b: xp.power(a, b),
              lambda ns, g, a, out: (None, g * out * math.log(a)), kind="elementwise",
-             save=(0, "out"), dtype_rule="float", node="PowBackward2", onnx="Pow",
+             save=(0, "out"), node="PowBackward2", onnx="Pow",
              hidden_inputs=("scalars",))
 
 
@@ -171,9 +200,18 @@ def _zero_vjp(ns, g):
     return ns.zeros_like(g)
 
 
-NEG = _unary("neg", lambda xp, x: -x, lambda ns, g: -g, (), "NegBackward0", "Neg", "promote")
-ABS = _unary("abs", lambda xp, x: xp.abs(x), lambda ns, g, x: g * ns.sign(x), (0,),
-             "AbsBackward0", "Abs", "promote")
+NEG = _unary("neg", _no_bool("neg", _NEG_BOOL)(lambda xp, x: -x), lambda ns, g: -g, (),
+             "NegBackward0", "Neg", "promote")
+
+
+def _abs(xp, x):
+    if x.dtype == np.bool_:
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
+    return xp.abs(x)
+
+
+ABS = _unary("abs", _abs, lambda ns, g, x: g * ns.sign(x), (0,), "AbsBackward0", "Abs",
+             "promote")
 EXP = _unary("exp", lambda xp, x: xp.exp(x), lambda ns, g, out: g * out, ("out",),
              "ExpBackward0", "Exp")
 EXP2 = _unary("exp2", lambda xp, x: xp.exp2(x), lambda ns, g, out: g * out * _LN2, ("out",),
@@ -205,12 +243,14 @@ ERF = _unary("erf", _erf, lambda ns, g, x: g * _TWO_OVER_SQRT_PI * ns.exp(-(x * 
              "ErfBackward0", "Erf")
 RECIPROCAL = _unary("reciprocal", lambda xp, x: 1.0 / x, lambda ns, g, out: -g * out * out,
                     ("out",), "ReciprocalBackward0", "Reciprocal")
-SQUARE = _unary("square", lambda xp, x: x * x, lambda ns, g, x: g * 2.0 * x, (0,),
+SQUARE = _unary("square", lambda xp, x: x * x if x.dtype != np.bool_ else
+                (x * x).astype(np.int64), lambda ns, g, x: g * 2.0 * x, (0,),
                 "PowBackward0", None, "promote")
-RELU = _unary("relu", lambda xp, x: xp.maximum(x, 0), lambda ns, g, out: g * (out > 0),
+RELU = _unary("relu", _no_bool("relu", "Boolean inputs not supported for relu")(
+    lambda xp, x: xp.maximum(x, 0)), lambda ns, g, out: g * (out > 0),
               ("out",), "ReluBackward0", "Relu", "promote")
-SIGN = _unary("sign", lambda xp, x: xp.sign(x), _zero_vjp, (), "SignBackward0", "Sign",
-              "promote")
+SIGN = _unary("sign", lambda xp, x: xp.sign(x) if x.dtype != np.bool_ else x.copy(), _zero_vjp,
+              (), "SignBackward0", "Sign", "promote")
 
 
 def _keep_int(fn):
@@ -221,8 +261,18 @@ def _keep_int(fn):
 FLOOR = _unary("floor", _keep_int(np.floor), _zero_vjp, (), "FloorBackward0", "Floor", "promote")
 CEIL = _unary("ceil", _keep_int(np.ceil), _zero_vjp, (), "CeilBackward0", "Ceil", "promote")
 TRUNC = _unary("trunc", _keep_int(np.trunc), _zero_vjp, (), "TruncBackward0", None, "promote")
-ROUND = _unary("round", lambda xp, x, decimals=0: x.copy() if x.dtype.kind in "iub"
-               else xp.round(x, decimals), lambda ns, g, decimals=0: ns.zeros_like(g), (),
+def _round(xp, x, decimals=0):
+    if x.dtype.kind in "iub":
+        if decimals:
+            raise NotImplementedError(f"\"round_cpu\" not implemented for "
+                                      f"'{_TORCH_NAMES[x.dtype.name]}'")
+        return x.copy()
+    return xp.round(x, decimals)
+
+
+_TORCH_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                "uint8": "Byte", "bool": "Bool"}
+ROUND = _unary("round", _round, lambda ns, g, decimals=0: ns.zeros_like(g), (),
                "RoundBackward0", "Round", "promote")
 
 
@@ -278,7 +328,7 @@ def _bitwise(fn):
     def forward(xp, a, b):
         kinds = {np.result_type(v).kind for v in (a, b)}
         if "f" in kinds:
-            raise TypeError(f"ufunc '{fn.__name__}' not supported for floating-point tensors")
+            raise NotImplementedError(f"\"{fn.__name__}_cpu\" not implemented for 'Float'")
         return fn(a, b)
     return forward
 
@@ -291,7 +341,8 @@ BITWISE_XOR = defop("bitwise_xor", _bitwise(np.bitwise_xor), kind="elementwise",
 
 def _invert(xp, x):
     if x.dtype.kind == "f":
-        raise TypeError("ufunc 'invert' not supported for floating-point tensors")
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type "
+                        "tensors")
     return xp.invert(x)
 
 
@@ -306,7 +357,7 @@ ISFINITE = defop("isfinite", lambda xp, x: xp.isfinite(x), kind="elementwise",
 
 
 # -- where and casts --------------------------------------------------------------------------
-def _where_vjp(ns, g, cond):
+def _where_vjp(ns, g, cond, dtype=None):
     zero = ns.zeros_like(g)
     return None, ns.where(cond, g, zero), ns.where(cond, zero, g)
 
@@ -337,7 +388,15 @@ def add(input, other, *, alpha=1):
     return binary(ADD, input, other, {"alpha": alpha})
 
 
+def _check_sub(a, b):
+    """torch refuses ``-`` with a bool operand (a tensor, or True/False with a tensor)."""
+    if (a._data.dtype == np.bool_ if isinstance(a, Tensor) else type(a) is bool) or (
+            b._data.dtype == np.bool_ if isinstance(b, Tensor) else type(b) is bool):
+        raise RuntimeError(_SUB_BOOL)
+
+
 def sub(input, other, *, alpha=1):
+    _check_sub(input, other)
     if alpha == 1:
         return binary(SUB, input, other)
     return binary(SUB, input, other, {"alpha": alpha})
@@ -412,7 +471,8 @@ def _unary_fn(op, name):
     def fn(input):
         return unary(op, _tensor_arg(input, name))
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"Elementwise ``{name}``, differentiable: ``{op.node_cls.__name__ if op.node_cls else 'no gradient'}``."
+    grad = op.node_cls.__name__ if op.node_cls else "no gradient"
+    fn.__doc__ = f"Elementwise ``{name}`` (grad_fn: {grad})."
     return fn
 
 
@@ -554,14 +614,14 @@ def _bind():
                  "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "subtract",
                  "multiply", "divide", "true_divide", "negative", "absolute", "fix",
                  "greater", "greater_equal", "less", "less_equal", "not_equal", "equal",
-                 "allclose", "isclose", "fmod_unused"):
+                 "allclose", "isclose"):
         fn = globals().get(name)
         if fn is not None:
             setattr(T, name, fn)
     T.where = lambda self, condition, other: where(condition, self, other)
     T.__add__ = T.__radd__ = lambda self, other: binary(ADD, self, other)
-    T.__sub__ = lambda self, other: binary(SUB, self, other)
-    T.__rsub__ = lambda self, other: binary(RSUB, self, other)
+    T.__sub__ = sub
+    T.__rsub__ = lambda self, other: _check_sub(self, other) or binary(RSUB, self, other)
     T.__mul__ = T.__rmul__ = lambda self, other: binary(MUL, self, other)
     T.__truediv__ = lambda self, other: binary(DIV, self, other)
     # torch computes ``number / t`` as ``t.reciprocal() * number`` (grad_fn MulBackward0)

@@ -291,7 +291,7 @@ def _tensors_arg(tensors, name):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, "
                         f"not {type(tensors).__name__}")
     if len(tensors) == 0:
-        raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
+        raise ValueError(f"torch.{name}(): expected a non-empty list of Tensors")
     for t_ in tensors:
         if not isinstance(t_, Tensor):
             raise TypeError(f"{name}(): expected Tensor as element in argument 'tensors', but "
@@ -328,6 +328,8 @@ concat = concatenate = cat
 
 
 def stack(tensors, dim=0):
+    if isinstance(tensors, (list, tuple)) and len(tensors) == 0:
+        raise RuntimeError("stack expects a non-empty TensorList")
     tensors = _tensors_arg(tensors, "stack")
     ref = tensors[0]._data.shape
     for i, x in enumerate(tensors):
@@ -387,8 +389,9 @@ def _check_key(key, shape):
     if not isinstance(key, tuple):
         key = (key,)
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
-    if sum(1 for k in key if k is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
+    if sum(1 for k in key if k is Ellipsis) > 1:  # torch treats extra ellipses as no-ops
+        first = key.index(Ellipsis)
+        key = key[:first + 1] + tuple(k for k in key[first + 1:] if k is not Ellipsis)
     if n_real > len(shape):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
     # Walk the key against the dims to check ints and pick the node torch would name.
@@ -446,6 +449,8 @@ def _is_basic(key) -> bool:
 
 def narrow(input, dim, start, length):
     x = input._data
+    if x.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, x.ndim)
     size = x.shape[d]
     start = int(start)

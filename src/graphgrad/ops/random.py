@@ -119,11 +119,12 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
             requires_grad=False):
     """Integers uniform on ``[low, high)`` (int64 by default)."""
     check_device(device)
+    if high is not None and not isinstance(high, (int, np.integer)) and size is None:
+        low, high, size = 0, low, high  # randint(high, size)
     if size is None:
-        if high is None or isinstance(high, (tuple, list)):
-            raise TypeError("randint() missing required argument 'size'")
-    if high is None or isinstance(high, (tuple, list)):
-        low, high, size = 0, low, high if size is None else size
+        raise TypeError("randint() missing required argument 'size'")
+    if high is None:
+        low, high = 0, low
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
                            f"to={high}")

@@ -100,7 +100,12 @@ PROD_DIM = defop("prod.dim_int", _prod_fwd, _prod_vjp, kind="reduction", save=(0
 # -- max / min ------------------------------------------------------------------------------
 def _extreme_fwd(fn, name):
     def forward(xp, x, axes=None, keepdim=False, shape=None):
-        if x.size == 0 and (axes is None or any(x.shape[a] == 0 for a in axes)):
+        if axes:
+            for a in axes:
+                if x.shape[a] == 0:
+                    raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero "
+                                     "size.")
+        if x.size == 0 and (axes is None or builtins.any(x.shape[a] == 0 for a in axes)):
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
                                "input.numel() == 0. Specify the reduction dim with the 'dim' "
                                "argument.")
@@ -162,7 +167,7 @@ MIN_DIM = defop("min.dim", _extreme_dim_fwd(np.argmin, "min"), _index_vjp, kind=
 
 def _arg_fwd(fn, name):
     def forward(xp, x, axis=None, keepdim=False):
-        if x.size == 0:
+        if x.size == 0 and (axis is None or x.shape[axis] == 0):
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
                              "input.numel() == 0.")
         if axis is None:
@@ -273,7 +278,7 @@ ANY = defop("any", lambda xp, x, axes=None, keepdim=False: xp.any(x, axis=axes, 
 def _sum_to_fwd(xp, x, size):
     from ._namespace import sum_to_array
 
-    return np.ascontiguousarray(sum_to_array(x, size))
+    return np.array(sum_to_array(x, size))  # a copy; keeps 0-d results 0-d
 
 
 def _sum_to_vjp(ns, g, size, shape):
@@ -329,14 +334,21 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     return _reduce(PROD, PROD_DIM, input, dim, keepdim, **extra)
 
 
-_MinMax = namedtuple("_MinMax", ["values", "indices"])
+def _return_type(name):
+    base = namedtuple(name, ["values", "indices"])
+
+    def __repr__(self):
+        return f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+
+    return type(name, (base,), {"__slots__": (), "__repr__": __repr__,
+                                "__module__": "torch.return_types"})
 
 
 class return_types:
     """Named tuples returned by ``max(dim)``, ``min(dim)`` and friends, as torch.return_types."""
 
-    max = namedtuple("max", ["values", "indices"])
-    min = namedtuple("min", ["values", "indices"])
+    max = _return_type("max")
+    min = _return_type("min")
 
 
 def _extreme(full_op, dim_op, name, input, dim=None, keepdim=False):
@@ -433,6 +445,9 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         raise RuntimeError(f"norm: the {p!r} norm is not supported (only vector p-norms)")
     if dtype is not None:
         input = input.to(dtype)
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_TORCH_SCALAR_NAMES[input._data.dtype.name]}")
     x = input._data
     return unary(NORM, input, {"p": float(p), "axes": dims_arg(dim, x.ndim),
                                "keepdim": keepdim, "shape": x.shape})
