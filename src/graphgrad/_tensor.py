@@ -183,9 +183,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Computes the gradient of this tensor w.r.t. graph leaves (see ``autograd.backward``)."""
-        from .autograd.engine import backward
-
-        backward((self,), None if gradient is None else (gradient,), retain_graph,
+        _engine.backward((self,), None if gradient is None else (gradient,), retain_graph,
                  create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
@@ -468,3 +466,6 @@ _TYPE_NAMES = {
     "int8": "torch.CharTensor", "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor",
 }
 _TYPE_FROM_NAME = {v: _dtype._NAMES[k] for k, v in _TYPE_NAMES.items()}
+
+
+from .autograd import engine as _engine  # noqa: E402 - the engine needs Tensor defined first

@@ -50,7 +50,7 @@ def _root_grads(tensors, grad_tensors, create_graph):
         if g is None:
             if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = np.ones_like(t._data)
+            g = np.array(1, dtype=t._data.dtype).reshape(t._data.shape)
             if create_graph:
                 g = wrap(g, False, None)
         else:

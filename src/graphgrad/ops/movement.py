@@ -28,7 +28,7 @@ def _reshape_fwd(xp, x, shape, in_shape, strict=False):
                     "one dimension spans across two contiguous subspaces). Use .reshape(...) "
                     "instead.") from None
             raise
-    return xp.reshape(x, shape)
+    return x.reshape(shape)
 
 
 def _reshape_vjp(ns, g, shape, in_shape, strict=False):
@@ -145,9 +145,9 @@ def _permute_vjp(ns, g, axes):
     return ns.permute(g, tuple(np.argsort(axes)))
 
 
-PERMUTE = defop("permute", lambda xp, x, axes: xp.transpose(x, axes), _permute_vjp,
+PERMUTE = defop("permute", lambda xp, x, axes: x.transpose(axes), _permute_vjp,
                 kind="movement", dtype_rule="same", node="PermuteBackward0", onnx="Transpose")
-TRANSPOSE = defop("transpose", lambda xp, x, axes: xp.transpose(x, axes), _permute_vjp,
+TRANSPOSE = defop("transpose", lambda xp, x, axes: x.transpose(axes), _permute_vjp,
                   kind="movement", dtype_rule="same", node="TransposeBackward0",
                   onnx="Transpose")
 T_OP = defop("t", lambda xp, x, axes: xp.transpose(x, axes), _permute_vjp, kind="movement",

@@ -43,7 +43,7 @@ def _acc_dtype(x, dtype):
 
 # -- sum / mean / prod --------------------------------------------------------------------------
 def _sum_fwd(xp, x, axes=None, keepdim=False, dtype=None, shape=None):
-    return xp.sum(x, axis=axes, keepdims=keepdim, dtype=_acc_dtype(x, dtype))
+    return x.sum(axis=axes, keepdims=keepdim, dtype=_acc_dtype(x, dtype))
 
 
 def _sum_vjp(ns, g, axes=None, keepdim=False, dtype=None, shape=None):
@@ -57,7 +57,7 @@ SUM_DIM = defop("sum.dim_IntList", _sum_fwd, _sum_vjp, kind="reduction", dtype_r
 
 
 def _mean_fwd(xp, x, axes=None, keepdim=False, dtype=None, shape=None):
-    return xp.mean(x, axis=axes, keepdims=keepdim, dtype=dtype)
+    return x.mean(axis=axes, keepdims=keepdim, dtype=dtype)
 
 
 def _mean_vjp(ns, g, axes=None, keepdim=False, dtype=None, shape=None):
