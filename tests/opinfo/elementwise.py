@@ -76,11 +76,6 @@ def unary_samples(low=-3.0, high=3.0, *, avoid=(), margin=0.1, int_low=-5, int_h
     return gen
 
 
-def _bool_and_int(dtype, rng):
-    yield SampleInput(make((3, 4), dtype, rng, 0, 5))
-    yield SampleInput(make((), dtype, rng, 0, 5))
-
-
 _UNARY_FLOAT = FLOAT + (I64,)
 
 UNARY_SPECS = [
@@ -249,7 +244,7 @@ def binary_mixed(*, bool_ok=True, positive=False, nonzero_rhs=False, scalars=Tru
     return gen
 
 
-def _broadcast_error(op_needs_tensor_rhs=True):
+def _broadcast_error():
     def errors():
         yield ErrorInput(SampleInput(np.ones((2, 3)), (np.ones((4,)),)), RuntimeError, "broadcast")
         yield ErrorInput(SampleInput(np.ones((2, 3)), (np.ones((3, 3)),)), RuntimeError,

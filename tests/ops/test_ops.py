@@ -169,6 +169,7 @@ def test_forward(gg, op, sample):
 
 @pytest.mark.parametrize("op,sample", GRAD)
 def test_grad(gg, op, sample):
+    """Grads of a fixed random-weight sum of the outputs match torch's, leaf by leaf."""
     expected, weights = _backward(torch, op, sample)
     actual, _ = _backward(gg, op, sample, weights)
     _assert_same_grads(actual, expected, _grad_tol(op, sample))
@@ -235,6 +236,7 @@ def test_gradgrad(gg, op, sample):
 
 @pytest.mark.parametrize("op,sample", GRADCHECK)
 def test_gradcheck(gg, op, sample):
+    """graphgrad.autograd.gradcheck, called as torch's, passes at smooth float64 points."""
     leaves = _leaf_tensors(gg, sample, requires_grad=True)
     diff = [i for i, d in enumerate(_diff_mask(sample)) if d]
 

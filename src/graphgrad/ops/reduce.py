@@ -57,7 +57,15 @@ SUM_DIM = defop("sum.dim_IntList", _sum_fwd, _sum_vjp, kind="reduction", dtype_r
 
 
 def _mean_fwd(xp, x, axes=None, keepdim=False, dtype=None, shape=None):
+    if x.size == 0:  # NaN, silently, as torch gives (NumPy would warn "Mean of empty slice")
+        return xp.full(_kept_or_dropped(x.shape, axes, keepdim), np.nan, dtype=dtype or x.dtype)
     return x.mean(axis=axes, keepdims=keepdim, dtype=dtype)
+
+
+def _kept_or_dropped(shape, axes, keepdim):
+    if keepdim:
+        return reduced_shape(shape, axes)
+    return tuple(s for i, s in enumerate(shape) if axes is not None and i not in axes)
 
 
 def _mean_vjp(ns, g, axes=None, keepdim=False, dtype=None, shape=None):
@@ -153,7 +161,7 @@ def _index_vjp(ns, g, idx, axis, keepdim=False, shape=None):
     if len(shape) == 0:
         return g
     mask = np.zeros(shape, dtype=bool)
-    np.put_along_axis(mask, idx, True, axis=axis)
+    np.put_along_axis(mask, ns.raw(idx), True, axis=axis)
     if not keepdim:
         g = ns.reshape(g, reduced_shape(shape, (axis,)))
     return ns.expand(g, shape) * ns.const(mask)
