@@ -271,10 +271,12 @@ def _execute(roots, run, targets=None, capture_into=None):
                 else:
                     if gi.shape != meta[0]:
                         gi = sum_to_array(gi, meta[0])
-                    if gi.dtype != meta[1]:
+                    if gi.dtype is not meta[1] and gi.dtype != meta[1]:
                         gi = gi.astype(meta[1])
-                prev = buffers.get(child)
-                buffers[child] = gi if prev is None else prev + gi
+                if child in buffers:
+                    buffers[child] = buffers[child] + gi
+                else:
+                    buffers[child] = gi
             d = deps[child] - 1
             if d:
                 deps[child] = d

@@ -295,9 +295,20 @@ def binary(op, a, b, params=None):
         if (ta and a._inf) or (tb and b._inf):
             for s in save:
                 _saved_value(op, (a, b), s, out, None)  # raises for a saved inference tensor
-        node._saved = (a, b) if save == _SAVE_BOTH else tuple(
-            out if s == "out" else (a, b)[s] for s in save)
-        node._versions = _versions(op, (a, b), result)
+        if save == _SAVE_BOTH:
+            node._saved = (a, b)
+            # Inline _versions for the common case: only tensor inputs carry a version cell.
+            if ta and tb:
+                ca = a._vc or version_cell(a)
+                cb = b._vc or version_cell(b)
+                node._versions = ((ca, ca[0]), (cb, cb[0]))
+            else:
+                t = a if ta else b
+                c = t._vc or version_cell(t)
+                node._versions = ((c, c[0]),)
+        else:
+            node._saved = tuple(out if s == "out" else (a, b)[s] for s in save)
+            node._versions = _versions(op, (a, b), result)
     return result
 
 
