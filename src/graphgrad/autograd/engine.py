@@ -318,7 +318,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         if inputs is None:
             _execute(roots, run)
             return
-        targets, slots = _input_targets(inputs, need_all=False)
+        targets = _input_targets(inputs)
         captured = [None] * len(inputs)
         _execute(roots, run, targets, captured)
         for t, g in zip(inputs, captured):
@@ -330,9 +330,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         _mode.grad_enabled = prev
 
 
-def _input_targets(inputs, need_all):
+def _input_targets(inputs):
     """Maps each input's node (grad_fn, or AccumulateGrad for a leaf) to its result slots."""
-    targets, slots = {}, []
+    targets = {}
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor inputs, got {type(t).__name__}")
@@ -340,8 +340,7 @@ def _input_targets(inputs, need_all):
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         node = t.grad_fn if t.grad_fn is not None else t._accumulator()
         targets.setdefault(node, []).append(i)
-        slots.append(node)
-    return targets, slots
+    return targets
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -361,13 +360,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads"
                          "=True, but got: allow_unused=False.")
     outputs = _as_tuple(outputs)
-    single = isinstance(inputs, Tensor)
     inputs = _as_tuple(inputs)
     if retain_graph is None:
         retain_graph = create_graph
     grad_outputs = _as_tuple(grad_outputs)
     roots, user_arrays = _root_grads(outputs, grad_outputs, create_graph)
-    targets, _ = _input_targets(inputs, need_all=True)
+    targets = _input_targets(inputs)
     captured = [None] * len(inputs)
     run = _Run(create_graph, retain_graph, user_arrays)
     prev = _mode.grad_enabled
@@ -389,7 +387,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             results.append(g)
         else:
             results.append(wrap(run.own(np.asarray(g, dtype=t._data.dtype)), False, None))
-    del single
     return tuple(results)
 
 

@@ -167,6 +167,19 @@ def _run(op, arrays, params, inputs):
         raise _forward_error(op, inputs, err) from None
 
 
+def _with_scalar(op, arr, scalar):
+    """Prepares a tensor's array and a weak Python scalar operand: a float scalar (or a
+    float-valued op) lifts an integral tensor to the default float dtype, and an int scalar
+    outside an integer tensor's range wraps. Returns (array, scalar operand)."""
+    kind = arr.dtype.kind
+    if kind != "f":
+        if op.dtype_rule == "float" or type(scalar) is float:
+            return arr.astype(_default_float()), scalar
+        if kind in "iu" and type(scalar) is int and not _fits(scalar, arr.dtype):
+            return arr, _wrapped(scalar, arr)
+    return arr, scalar
+
+
 def unary(op, x, params=None):
     """Applies a one-input op to tensor ``x``."""
     a = x._data
@@ -229,27 +242,14 @@ def binary(op, a, b, params=None):
             tp = type(b)
             if tp is not float and tp is not int:
                 b = _scalar(b)
-            db = b
-            kind = da.dtype.kind
-            if kind != "f":
-                if op.dtype_rule == "float" or type(b) is float:
-                    da = da.astype(_default_float())
-                elif kind in "iu" and type(b) is int and not _fits(b, da.dtype):
-                    db = _wrapped(b, da)
+            da, db = _with_scalar(op, da, b)
         ta = True
     else:
-        ta = tb = False
-        db = b._data
+        ta = False
         tp = type(a)
         if tp is not float and tp is not int:
             a = _scalar(a)
-        da = a
-        kind = db.dtype.kind
-        if kind != "f":
-            if op.dtype_rule == "float" or type(a) is float:
-                db = db.astype(_default_float())
-            elif kind in "iu" and type(a) is int and not _fits(a, db.dtype):
-                da = _wrapped(a, db)
+        db, da = _with_scalar(op, b._data, a)
         tb = True
     try:
         out = op.forward(xp, da, db, **params) if params else op.forward(xp, da, db)
