@@ -80,16 +80,23 @@ def _promote_arrays(arrays, inputs, to_float):
     return [a.astype(target) if type(a) is _ndarray and a.dtype != target else a for a in arrays]
 
 
-def _record(op, inputs, arrays_meta, out, params, aux=None):
-    """Makes the Node for ``out``; returns the output tensor."""
+def _new_node(op, edges, meta, params):
+    """A graph node for one application of ``op``; its saved values are set by the caller."""
     node = op.node_cls()
     node._op = op
-    node._next = tuple(_edge(x) if isinstance(x, Tensor) else None for x in inputs)
-    node._meta = arrays_meta
-    save = op.save
+    node._next = edges
+    node._meta = meta
     node._params = params
     node._seq = next_sequence()
     node._extra = None
+    return node
+
+
+def _record(op, inputs, arrays_meta, out, params, aux=None):
+    """Makes the Node for ``out``; returns the output tensor."""
+    node = _new_node(op, tuple(_edge(x) if isinstance(x, Tensor) else None for x in inputs),
+                     arrays_meta, params)
+    save = op.save
     result = wrap(out, True, node)
     if save:
         node._saved = tuple(_saved_value(op, inputs, s, out, aux) for s in save)
@@ -193,14 +200,9 @@ def unary(op, x, params=None):
         out = _asarray(out)
     if (x._rg and _mode.grad_enabled and op.vjp is not None and out.dtype.kind == "f"
             and not _mode.inference):
-        node = op.node_cls()
-        node._op = op
         fn = x.grad_fn
-        node._next = (fn if fn is not None else x._accumulator(),)
-        node._meta = ((x._data.shape, x._data.dtype),)
-        node._params = params
-        node._seq = next_sequence()
-        node._extra = None
+        node = _new_node(op, (fn if fn is not None else x._accumulator(),),
+                         ((x._data.shape, x._data.dtype),), params)
         result = wrap(out, True, node)
         save = op.save
         if not save:
@@ -279,13 +281,7 @@ def binary(op, a, b, params=None):
         mb = None
     if ea is None and eb is None:
         return wrap(out, False, None)
-    node = op.node_cls()
-    node._op = op
-    node._next = (ea, eb)
-    node._meta = (ma, mb)
-    node._params = params
-    node._seq = next_sequence()
-    node._extra = None
+    node = _new_node(op, (ea, eb), (ma, mb), params)
     result = wrap(out, True, node)
     save = op.save
     if not save:
