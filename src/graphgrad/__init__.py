@@ -42,6 +42,7 @@ from .autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .ops import EXPORTING_FAMILIES as _families
 from .ops.creation import (
     arange,
     as_tensor,
@@ -200,6 +201,13 @@ from .ops.reduce import (
     sum,
     var,
 )
+
+for _family in _families:
+    for _name in _family.__all__:
+        globals()[_name] = getattr(_family, _name)
+del _family, _families
+
+from . import nn  # noqa: E402 - after the ops it re-exports
 
 __version__ = "0.1.0"
 

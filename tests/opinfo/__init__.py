@@ -4,11 +4,24 @@ Each family module (elementwise, reduce, movement, linalg, nn) builds its OpInfo
 tests in tests/ops run all of them against torch as the oracle.
 """
 
-from . import elementwise, linalg, movement, nn, reduce
+from . import (
+    activation,
+    contraction,
+    elementwise,
+    gather,
+    linalg,
+    movement,
+    nn,
+    reduce,
+    sorting,
+    structure,
+)
 from .core import ErrorInput, OpInfo, SampleInput
 
 OP_DB: list[OpInfo] = (
     elementwise.op_db() + reduce.op_db() + movement.op_db() + linalg.op_db() + nn.op_db()
+    + gather.op_db() + sorting.op_db() + activation.op_db() + structure.op_db()
+    + contraction.op_db()
 )
 
 _names = [op.name for op in OP_DB]

@@ -5,8 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import (  # noqa: F401 - inplace binds the Tensor methods it defines
+    activation,
+    contraction,
     creation,
     elementwise,
+    gather,
     indexing,
     inplace,
     linalg,
@@ -14,13 +17,18 @@ from . import (  # noqa: F401 - inplace binds the Tensor methods it defines
     nn,
     random,
     reduce,
+    sorting,
+    structure,
 )
 from ._namespace import DIFF, RAW
 from ._opdef import OPS, OpDef, defop
 
-__all__ = ["OPS", "OpDef", "defop", "creation", "elementwise", "indexing", "inplace", "linalg",
-           "movement",
-           "nn", "random", "reduce"]
+__all__ = ["OPS", "OpDef", "defop", "activation", "contraction", "creation", "elementwise",
+           "gather", "indexing", "inplace", "linalg", "movement", "nn", "random", "reduce",
+           "sorting", "structure"]
+
+# Families whose public functions are exported as graphgrad.<name> (listed in their __all__).
+EXPORTING_FAMILIES = (activation, contraction, gather, sorting, structure)
 
 
 def _diff_sum(x, axes=None, keepdim=False):

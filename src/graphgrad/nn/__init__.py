@@ -1,0 +1,5 @@
+"""Neural-network building blocks, as ``torch.nn``; ``functional`` holds the stateless ops."""
+
+from . import functional
+
+__all__ = ["functional"]

@@ -1,0 +1,7 @@
+"""Activations and extra elementwise math: logit, softplus, elu, selu, gelu, silu, mish, hardtanh,
+leaky_relu, nan_to_num, lerp, hypot, atan2, fmod, logaddexp.
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []

@@ -1,0 +1,11 @@
+"""OpInfos for gather/scatter family: gather, scatter, scatter_add, index_select, index_add,
+masked_fill, masked_select, take, take_along_dim, where(cond), one_hot.
+"""
+
+from __future__ import annotations
+
+from .core import OpInfo
+
+
+def op_db() -> list[OpInfo]:
+    return []
