@@ -1,6 +1,6 @@
 """Automatic differentiation: the engine entry points, grad modes and gradcheck."""
 
-from . import grad_mode, graph
+from . import functional, grad_mode, graph
 from .engine import backward, grad
 from .grad_mode import (
     enable_grad,
@@ -15,5 +15,5 @@ from .gradcheck import GradcheckError, gradcheck
 __all__ = [
     "backward", "grad", "gradcheck", "GradcheckError", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled",
-    "grad_mode", "graph",
+    "grad_mode", "graph", "functional",
 ]
