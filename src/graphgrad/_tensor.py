@@ -52,13 +52,18 @@ def wrap(data, requires_grad, grad_fn):
     t = _new(Tensor)
     t._data = data
     t._rg = requires_grad
-    t.grad_fn = grad_fn
+    t._fn = grad_fn
     t._grad = None
     t._accum = None
     t._inf = _mode.inference
     t._extra = None
     t._vc = None  # the version cell, shared with views; created on first need
+    t._view = None  # for a view: [base, chain of (op, params), creation, version seen]
     return t
+
+
+def _refresh_view(t):
+    """Replaced by graphgrad.ops.views.refresh once the op table is loaded."""
 
 
 def version_cell(t):
@@ -80,7 +85,7 @@ class Tensor:
     tensor(-16.)
     """
 
-    __slots__ = ("_data", "_rg", "grad_fn", "_grad", "_accum", "_inf", "_extra", "_vc",
+    __slots__ = ("_data", "_rg", "_fn", "_grad", "_accum", "_inf", "_extra", "_vc", "_view",
                  "__weakref__")
     __array_priority__ = 1000  # so ndarray <op> Tensor defers to Tensor's reflected operators
 
@@ -94,7 +99,28 @@ class Tensor:
 
     # -- autograd attributes -------------------------------------------------------------
     @property
+    def grad_fn(self):
+        """The Node that made this tensor (None for a leaf)."""
+        if self._view is not None:
+            _refresh_view(self)
+        return self._fn
+
+    @grad_fn.setter
+    def grad_fn(self, node) -> None:
+        self._fn = node
+
+    @property
+    def _base(self):
+        """The tensor whose storage this view shares (None if this is not a view)."""
+        return None if self._view is None else self._view[0]
+
+    def _is_view(self) -> bool:
+        return self._view is not None
+
+    @property
     def requires_grad(self) -> bool:
+        if self._view is not None:
+            _refresh_view(self)
         return self._rg
 
     @requires_grad.setter

@@ -9,6 +9,7 @@ from . import (
     contraction,
     elementwise,
     gather,
+    inplace,
     linalg,
     movement,
     nn,
@@ -21,7 +22,7 @@ from .core import ErrorInput, OpInfo, SampleInput
 OP_DB: list[OpInfo] = (
     elementwise.op_db() + reduce.op_db() + movement.op_db() + linalg.op_db() + nn.op_db()
     + gather.op_db() + sorting.op_db() + activation.op_db() + structure.op_db()
-    + contraction.op_db()
+    + contraction.op_db() + inplace.op_db()
 )
 
 _names = [op.name for op in OP_DB]

@@ -49,7 +49,8 @@ class OpRecorder:
     def install(self):
         for key, op in self.table.items():
             self._saved[key] = (op.forward, op.vjp)
-            op.forward = self._wrap(key, op.forward, self.forward_hits)
+            if op.forward is not None:  # graph-only records (CopySlices) have no forward
+                op.forward = self._wrap(key, op.forward, self.forward_hits)
             if op.vjp is not None:
                 op.vjp = self._wrap(key, op.vjp, self.vjp_hits)
 

@@ -23,7 +23,7 @@ _asarray = np.asarray
 
 def _edge(t):
     """The node a gradient for tensor ``t`` flows into, or None."""
-    fn = t.grad_fn
+    fn = t._fn
     if fn is not None:
         return fn
     if t._rg:
@@ -189,6 +189,8 @@ def _with_scalar(op, arr, scalar):
 
 def unary(op, x, params=None):
     """Applies a one-input op to tensor ``x``."""
+    if x._view is not None and x._view[3] != x._vc[0]:
+        _refresh_view(x)
     a = x._data
     if op.dtype_rule == "float" and a.dtype.kind != "f":
         a = a.astype(_default_float())
@@ -200,7 +202,7 @@ def unary(op, x, params=None):
         out = _asarray(out)
     if (x._rg and _mode.grad_enabled and op.vjp is not None and out.dtype.kind == "f"
             and not _mode.inference):
-        fn = x.grad_fn
+        fn = x._fn
         node = _new_node(op, (fn if fn is not None else x._accumulator(),),
                          ((x._data.shape, x._data.dtype),), params)
         result = wrap(out, True, node)
@@ -215,23 +217,42 @@ def unary(op, x, params=None):
         else:
             node._saved = tuple(_saved_value(op, (x,), s, out, None) for s in save)
             node._versions = _versions(op, (x,), result)
-        if op.kind == "movement":
-            result._vc = version_cell(x)
+        if op.view:
+            _track_view(op, params, x, result, None)
         return result
     result = wrap(out, False, None)
-    if op.kind == "movement":
-        result._vc = version_cell(x)
-        if x._rg and out.base is not None and not _mode.inference:
+    if op.view:
+        creation = None
+        if x._rg and not _mode.inference:
             # A view made under no_grad still requires grad (as a leaf), as in torch.
             result._rg = True
+            creation = "no_grad"
+        _track_view(op, params, x, result, creation)
     return result
+
+
+def _track_view(op, params, x, result, creation):
+    """Note [Views]: a view shares its input's storage and version cell, and remembers its base
+    and the chain of view ops from it, so that in-place changes can rebase histories."""
+    cell = result._vc = version_cell(x)
+    info = x._view
+    if info is None:
+        result._view = [x, ((op, params),), creation, cell[0]]
+    else:
+        if creation is None:
+            creation = info[2]
+        result._view = [info[0], info[1] + ((op, params),), creation, cell[0]]
 
 
 def binary(op, a, b, params=None):
     """Applies a two-input elementwise op; either side may be a Python scalar."""
     if isinstance(a, Tensor):
+        if a._view is not None and a._view[3] != a._vc[0]:
+            _refresh_view(a)
         da = a._data
         if isinstance(b, Tensor):
+            if b._view is not None and b._view[3] != b._vc[0]:
+                _refresh_view(b)
             db = b._data
             if da.dtype != db.dtype:
                 da, db = _promote_arrays((da, db), (a, b), op.dtype_rule == "float")
@@ -251,6 +272,8 @@ def binary(op, a, b, params=None):
         tp = type(a)
         if tp is not float and tp is not int:
             a = _scalar(a)
+        if b._view is not None and b._view[3] != b._vc[0]:
+            _refresh_view(b)
         db, da = _with_scalar(op, b._data, a)
         tb = True
     try:
@@ -265,7 +288,7 @@ def binary(op, a, b, params=None):
     ea = eb = None
     if ta:
         if a._rg:
-            ea = a.grad_fn
+            ea = a._fn
             if ea is None:
                 ea = a._accumulator()
         ma = (a._data.shape, a._data.dtype)
@@ -273,7 +296,7 @@ def binary(op, a, b, params=None):
         ma = None
     if tb:
         if b._rg:
-            eb = b.grad_fn
+            eb = b._fn
             if eb is None:
                 eb = b._accumulator()
         mb = (b._data.shape, b._data.dtype)
@@ -317,6 +340,9 @@ def apply(op, inputs, params=None):
     Returns the output tensor, or ``(tensor, aux)`` for an op whose forward returns an
     auxiliary array too (declared by saving ``"aux"``, e.g. the indices of ``max(dim)``).
     """
+    for x in inputs:
+        if isinstance(x, Tensor) and x._view is not None and x._view[3] != x._vc[0]:
+            _refresh_view(x)
     arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     rule = op.dtype_rule
     if rule != "same":
@@ -340,3 +366,6 @@ def apply(op, inputs, params=None):
     else:
         result = wrap(out, False, None)
     return (result, aux) if "aux" in op.save else result
+
+
+from .views import refresh as _refresh_view  # noqa: E402 - views builds on this module

@@ -34,11 +34,11 @@ class OpDef:
 
     __slots__ = (
         "name", "forward", "vjp", "kind", "save", "dtype_rule", "node_cls", "needs_mask",
-        "onnx", "frees", "hidden_inputs",
+        "onnx", "frees", "hidden_inputs", "view", "slow",
     )
 
     def __init__(self, name, forward, vjp, *, kind, save, dtype_rule, node, needs_mask, onnx,
-                 hidden_inputs=()):
+                 hidden_inputs=(), view=False):
         if kind not in KINDS:
             raise ValueError(f"op {name}: unknown kind {kind!r}")
         if dtype_rule not in DTYPE_RULES:
@@ -57,19 +57,24 @@ class OpDef:
         # Inputs torch does not list in next_functions: "scalars" (a Python number that is part
         # of the overload, as in pow.Tensor_Scalar) or indices (where's condition).
         self.hidden_inputs = hidden_inputs
+        # True when the forward returns a view of its (single) input, "multi" for the outputs of
+        # split/unbind; see Note [Views] in ops/views.py.
+        self.view = view
+        # The engine's hot path skips ops that need more than their rule (a needs mask).
+        self.slow = needs_mask
 
     def __repr__(self) -> str:
         return f"OpDef({self.name!r}, kind={self.kind!r})"
 
 
 def defop(name, forward, vjp=None, *, kind, save=(), dtype_rule="promote", node=None,
-          needs_mask=False, onnx=None, hidden_inputs=()) -> OpDef:
+          needs_mask=False, onnx=None, hidden_inputs=(), view=False) -> OpDef:
     """Registers an op in ``OPS``; ``node`` is the grad_fn class name (torch's)."""
     if name in OPS:
         raise ValueError(f"op {name!r} is defined twice")
     if vjp is not None and node is None:
         raise ValueError(f"op {name!r} is differentiable but names no grad_fn class")
     op = OpDef(name, forward, vjp, kind=kind, save=save, dtype_rule=dtype_rule, node=node,
-               needs_mask=needs_mask, onnx=onnx, hidden_inputs=hidden_inputs)
+               needs_mask=needs_mask, onnx=onnx, hidden_inputs=hidden_inputs, view=view)
     OPS[name] = op
     return op

@@ -1,9 +1,11 @@
 """In-place ops (``add_``, ``mul_``, ``+=``, ``zero_``, ``copy_``, ``x[i] = v``, ...).
 
 Each is its out-of-place op followed by a write into the tensor's own array, so views see the
-change. The write bumps the version cell shared with views, and a recorded in-place op moves
-the tensor's ``grad_fn`` to the new node; when the op needs the old value for its gradient it
-reads a copy taken before the write.
+change. The write bumps the version cell shared with views. A recorded in-place op moves the
+tensor's ``grad_fn`` to the new node, or, for a view, makes its base's history a CopySlices
+node (Note [Views] in ``ops/views.py``). When the op needs the old value for its gradient it
+reads a copy taken before the write. Outside the graph (no_grad, or nothing requires grad) an
+in-place op costs one ufunc call into the tensor's own storage.
 """
 
 from __future__ import annotations
@@ -13,13 +15,23 @@ import numpy as np
 from .._tensor import Tensor, version_cell, wrap
 from ..autograd.grad_mode import state as _mode
 from . import elementwise as E
-from ._dispatch import _scalar
+from ._dispatch import _scalar, apply, unary
+from ._opdef import defop
+from .views import check_inplace_view, rebase
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
 
+_TORCH_NAME = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+               "uint8": "Byte", "bool": "Bool", "float32": "Float", "float64": "Double",
+               "float16": "Half"}
 
-def _check_target(self, name):
-    if _mode.grad_enabled and self._rg and self.grad_fn is None:
+
+def _check_target(self, name, recording):
+    """torch's refusals: a leaf that requires grad, a view it cannot track, an inference
+    tensor outside inference mode."""
+    if self._view is not None:
+        check_inplace_view(self, _mode.grad_enabled and (recording or self._view[0]._rg))
+    elif _mode.grad_enabled and self._rg and self._fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
     if self._inf and not _mode.inference:
@@ -29,10 +41,23 @@ def _check_target(self, name):
                            "details.")
 
 
-def _write(self, result: Tensor, name: str) -> Tensor:
-    """Stores ``result`` into ``self`` in place, with torch's casting rule."""
+def _recording(self, *others) -> bool:
+    if not _mode.grad_enabled or _mode.inference:
+        return False
+    if self.requires_grad:
+        return True
+    return any(isinstance(o, Tensor) and o.requires_grad for o in others)
+
+
+def _bump(self):
+    version_cell(self)[0] += 1
+
+
+def _write(self, result: Tensor, name: str, any_cast: bool = False) -> Tensor:
+    """Stores ``result`` into ``self`` in place (torch's casting rule unless ``any_cast``) and
+    moves the history."""
     src, dst = result._data, self._data
-    if _CATEGORY[src.dtype.kind] > _CATEGORY[dst.dtype.kind]:
+    if not any_cast and _CATEGORY[src.dtype.kind] > _CATEGORY[dst.dtype.kind]:
         raise RuntimeError(f"result type {_TORCH_NAME[src.dtype.name]} can't be cast to the "
                            f"desired output type {_TORCH_NAME[dst.dtype.name]}")
     if src.shape != dst.shape:
@@ -46,35 +71,27 @@ def _write(self, result: Tensor, name: str) -> Tensor:
                            "view (made by expand) and cannot be written. Please clone() it "
                            "first.")
     np.copyto(dst, src, casting="unsafe")
-    version_cell(self)[0] += 1
-    if result.grad_fn is not None:
-        self.grad_fn = result.grad_fn
-        self._rg = True
+    _bump(self)
+    if result._fn is not None:
+        if self._view is not None:
+            rebase(self, result)  # self's own grad_fn is rebuilt on next use
+        else:
+            self._fn = result._fn
+            self._rg = True
     return self
-
-
-_TORCH_NAME = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
-               "uint8": "Byte", "bool": "Bool", "float32": "Float", "float64": "Double",
-               "float16": "Half"}
 
 
 def _old_value(self, needs_copy: bool) -> Tensor:
     """``self`` as an op input: a snapshot when the op saves it, else the tensor itself."""
     if not needs_copy:
         return self
-    t = wrap(self._data.copy(), self._rg, self.grad_fn)
-    t._accum = self._accum
-    if self.grad_fn is None and self._rg:
-        t._accum = None
-        t.grad_fn = None
-    return t
+    return wrap(self._data.copy(), self._rg, self.grad_fn)
 
 
 def _make_inplace(name, fn, saves_self):
     def method(self, *args, **kwargs):
-        _check_target(self, name)
-        recording = _mode.grad_enabled and (self._rg or any(
-            isinstance(a, Tensor) and a._rg for a in args))
+        recording = _recording(self, *args, *kwargs.values())
+        _check_target(self, name, recording)
         src = _old_value(self, saves_self and recording)
         return _write(self, fn(src, *args, **kwargs), name)
     method.__name__ = name
@@ -87,64 +104,205 @@ _BINARY = {
     "div_": (E.div, True), "pow_": (E.pow, True), "remainder_": (E.remainder, True),
     "floor_divide_": (E.floor_divide, False), "clamp_": (E.clamp, True),
     "clip_": (E.clamp, True), "clamp_min_": (E.clamp_min, True),
-    "clamp_max_": (E.clamp_max, True), "maximum_": (E.maximum, True),
-    "minimum_": (E.minimum, True),
+    "clamp_max_": (E.clamp_max, True),
 }
 _UNARY = ("neg", "abs", "exp", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "sin",
           "cos", "tan", "tanh", "sigmoid", "relu", "sign", "floor", "ceil", "round", "trunc",
           "reciprocal", "square", "erf", "exp2")
 
 
+# -- overwrites: the new value does not depend on the old one --------------------------------
+def _overwrite_op(name, node):
+    """An op whose result ignores its input's values: the old history gets zero gradient."""
+    return defop(name, lambda xp, x, values: np.broadcast_to(np.asarray(values, x.dtype), x.shape),
+                 lambda ns, g, values: ns.zeros_like(g), kind="creation", dtype_rule="same",
+                 node=node)
+
+
+_OVERWRITES = {name: _overwrite_op(name, node) for name, node in (
+    ("zero", "ZeroBackward0"), ("fill", "FillBackward2"), ("uniform", "UniformBackward0"),
+    ("normal", "NormalBackward0"), ("bernoulli", "BernoulliBackward2"),
+    ("exponential", "ExponentialBackward0"), ("random", "RandomBackward2"))}
+
+# fill_ with a 0-d tensor that requires grad: the value receives the summed gradient.
+FILL_TENSOR = defop("fill.Tensor", lambda xp, x, v: np.broadcast_to(v, x.shape).astype(x.dtype),
+                    lambda ns, g: (ns.zeros_like(g), ns.sum(g)), kind="creation",
+                    dtype_rule="same", node="FillBackward3")
+
+# copy_: the source is cast and broadcast to the destination; the old values get zero grad.
+COPY = defop("copy", lambda xp, x, src: np.broadcast_to(src, x.shape).astype(x.dtype),
+             lambda ns, g: (ns.zeros_like(g), g), kind="movement", dtype_rule="same",
+             node="CopyBackwards")
+
+
+def _overwrite(self, values, kind):
+    """Writes ``values`` (an array broadcastable to self) over ``self``."""
+    name = kind + "_"
+    recording = _recording(self)
+    _check_target(self, name, recording)
+    if not recording:
+        if not self._data.flags.writeable:
+            return _write(self, wrap(values, False, None), name)
+        self._data[...] = values
+        _bump(self)
+        return self
+    return _write(self, unary(_OVERWRITES[kind], self, {"values": values}), name, True)
+
+
 def zero_(self):
-    return fill_(self, 0)
+    return _overwrite(self, 0, "zero")
 
 
 def fill_(self, value):
-    _check_target(self, "fill_")
     if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value._data.ndim} dimensions.")
+        if _recording(self, value) and value.requires_grad:
+            _check_target(self, "fill_", True)
+            return _write(self, apply(FILL_TENSOR, (self, value)), "fill_", True)
         value = value.item()
-    out = wrap(np.full(self._data.shape, _scalar(value)).astype(self._data.dtype), False, None)
-    with_grad = self.grad_fn is not None and _mode.grad_enabled
-    if with_grad:  # the old values no longer matter: the gradient to them is zero
-        out = self * 0 + out
-    return _write(self, out, "fill_")
+    return _overwrite(self, np.asarray(_scalar(value)).astype(self._data.dtype), "fill")
 
 
 def copy_(self, src, non_blocking=False):
-    _check_target(self, "copy_")
     if not isinstance(src, Tensor):
-        raise TypeError("copy_(): argument 'src' must be Tensor")
-    out = src.to(self.dtype)
-    if self._data.shape != src._data.shape:
-        out = out.expand(self._data.shape)
-    if _mode.grad_enabled and self.grad_fn is not None and not out._rg:
-        out = self * 0 + out
-    # copy_ may cast any category to any other, unlike arithmetic in-place ops
-    np.copyto(self._data, out._data, casting="unsafe")
-    version_cell(self)[0] += 1
-    if out.grad_fn is not None and _mode.grad_enabled:
-        self.grad_fn = out.grad_fn
-        self._rg = True
-    return self
+        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not "
+                        f"{type(src).__name__}")
+    recording = _recording(self, src)
+    _check_target(self, "copy_", recording)
+    if not recording:
+        try:
+            np.copyto(self._data, src._data, casting="unsafe")
+        except ValueError:
+            raise RuntimeError(f"copy_: the size of tensor a ({list(self._data.shape)}) must "
+                               f"match the size of tensor b ({list(src._data.shape)})") from None
+        _bump(self)
+        return self
+    try:
+        result = apply(COPY, (self, src))
+    except RuntimeError:
+        raise RuntimeError(f"copy_: the size of tensor a ({list(self._data.shape)}) must match "
+                           f"the size of tensor b ({list(src._data.shape)})") from None
+    return _write(self, result, "copy_", True)
+
+
+def _random_fill(kind, draw):
+    def method(self, *args, generator=None, **kwargs):
+        from .random import _rng
+
+        values = draw(_rng(generator), self._data.shape, *args, **kwargs)
+        return _overwrite(self, np.asarray(values).astype(self._data.dtype), kind)
+    method.__name__ = kind + "_"
+    method.__doc__ = f"Fills this tensor in place with samples from the {kind} distribution."
+    return method
+
+
+def _draw_uniform(rng, shape, a=0.0, b=1.0):
+    return rng.uniform(a, b, shape)
+
+
+def _draw_normal(rng, shape, mean=0.0, std=1.0):
+    return rng.normal(mean, std, shape)
+
+
+def _draw_bernoulli(rng, shape, p=0.5):
+    p = p._data if isinstance(p, Tensor) else p
+    return rng.random(shape) < p
+
+
+def _draw_exponential(rng, shape, lambd=1.0):
+    return rng.exponential(1.0 / lambd, shape)
+
+
+def _draw_random(rng, shape, low=0, high=None):
+    if high is None:
+        low, high = 0, low if low else 2 ** 24
+    return rng.integers(low, high, shape)
+
+
+# -- indexed assignment -------------------------------------------------------------------
+def _index_put_fwd(xp, x, v, key, accumulate):
+    out = x.copy()
+    if accumulate:
+        xp.add.at(out, key, v)
+    else:
+        out[key] = v
+    return out
+
+
+def _index_put_vjp(ns, g, key, accumulate):
+    if accumulate:
+        gx = g
+    elif ns.differentiable:
+        keep = np.ones(ns.raw(g).shape, dtype=ns.raw(g).dtype)
+        keep[key] = 0
+        gx = g * ns.const(keep)
+    else:
+        gx = g.copy()
+        gx[key] = 0
+    return gx, ns.getitem(g, key)
+
+
+INDEX_PUT = defop("index_put", _index_put_fwd, _index_put_vjp, kind="indexing",
+                  dtype_rule="same", node="IndexPutBackward0", onnx="ScatterND")
+
+
+def _numpy_key(key):
+    from .indexing import _to_numpy_key
+
+    return _to_numpy_key(key)
+
+
+def _as_value(value, like):
+    if isinstance(value, Tensor):
+        return value if value._data.dtype == like._data.dtype else value.to(like.dtype)
+    return wrap(np.asarray(value, dtype=like._data.dtype), False, None)
+
+
+def index_put_(self, indices, values, accumulate=False):
+    """``self[indices] = values`` (or ``+=`` with ``accumulate``), differentiably."""
+    key = _numpy_key(tuple(indices))
+    values = _as_value(values, self)
+    recording = _recording(self, values)
+    _check_target(self, "index_put_", recording)
+    if not recording:
+        if accumulate:
+            np.add.at(self._data, key, values._data)
+        else:
+            self._data[key] = values._data
+        _bump(self)
+        return self
+    result = apply(INDEX_PUT, (self, values), {"key": key, "accumulate": bool(accumulate)})
+    return _write(self, result, "index_put_")
+
+
+def index_put(self, indices, values, accumulate=False):
+    return index_put_(self.clone(), indices, values, accumulate)
 
 
 def setitem(self, key, value):
-    """``x[key] = value``: written in place; differentiable assignment is not recorded yet."""
-    if isinstance(key, Tensor):
-        key = key._data
-    elif isinstance(key, tuple):
-        key = tuple(k._data if isinstance(k, Tensor) else k for k in key)
-    recording = _mode.grad_enabled and (self._rg or (isinstance(value, Tensor) and value._rg))
-    if recording:
-        _check_target(self, "__setitem__")
-        raise NotImplementedError(
-            "graphgrad: assignment by index into a tensor that is part of a graph is not "
-            "differentiable yet (it arrives with in-place indexing in the autograd issue); "
-            "use torch.where or torch.cat, or assign under torch.no_grad()")
-    _check_target(self, "__setitem__")
-    data = value._data if isinstance(value, Tensor) else value
-    self._data[key] = data
-    version_cell(self)[0] += 1
+    """``x[key] = value``: basic keys write through a view (CopySlices), advanced keys are an
+    index_put; both are recorded when a gradient is needed."""
+    from .movement import _is_basic, getitem
+
+    recording = _recording(self, value)
+    if not recording:
+        _check_target(self, "__setitem__", False)
+        np_key = key if _is_basic(key) and not isinstance(key, Tensor) else _numpy_key(key)
+        if isinstance(np_key, tuple):
+            np_key = tuple(k._data if isinstance(k, Tensor) else k for k in np_key)
+        self._data[np_key] = value._data if isinstance(value, Tensor) else value
+        _bump(self)
+        return
+    if _is_basic(key):
+        view = getitem(self, key)
+        if isinstance(value, Tensor):
+            view.copy_(value)
+        else:
+            view.fill_(value) if np.ndim(value) == 0 else view.copy_(_as_value(value, self))
+        return
+    index_put_(self, (key,) if not isinstance(key, tuple) else key, value)
 
 
 def _bind():
@@ -157,6 +315,13 @@ def _bind():
     Tensor.zero_ = zero_
     Tensor.fill_ = fill_
     Tensor.copy_ = copy_
+    Tensor.uniform_ = _random_fill("uniform", _draw_uniform)
+    Tensor.normal_ = _random_fill("normal", _draw_normal)
+    Tensor.bernoulli_ = _random_fill("bernoulli", _draw_bernoulli)
+    Tensor.exponential_ = _random_fill("exponential", _draw_exponential)
+    Tensor.random_ = _random_fill("random", _draw_random)
+    Tensor.index_put_ = index_put_
+    Tensor.index_put = index_put
     Tensor.__setitem__ = setitem
     for dunder, name in (("__iadd__", "add_"), ("__isub__", "sub_"), ("__imul__", "mul_"),
                          ("__itruediv__", "div_"), ("__ipow__", "pow_"), ("__imod__", "remainder_"),

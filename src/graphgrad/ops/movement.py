@@ -35,13 +35,13 @@ def _reshape_vjp(ns, g, shape, in_shape, strict=False):
     return ns.reshape(g, in_shape)
 
 
-def _reshape_op(name, node):
+def _reshape_op(name, node, view=True):
     return defop(name, _reshape_fwd, _reshape_vjp, kind="movement", dtype_rule="same",
-                 node=node, onnx="Reshape")
+                 node=node, onnx="Reshape", view=view)
 
 
 VIEW = _reshape_op("view", "ViewBackward0")
-UNSAFE_VIEW = _reshape_op("reshape.copy", "UnsafeViewBackward0")
+UNSAFE_VIEW = _reshape_op("reshape.copy", "UnsafeViewBackward0", view=False)
 SQUEEZE = _reshape_op("squeeze", "SqueezeBackward0")
 SQUEEZE_DIM = _reshape_op("squeeze.dim", "SqueezeBackward1")
 SQUEEZE_DIMS = _reshape_op("squeeze.dims", "SqueezeBackward2")
@@ -146,12 +146,13 @@ def _permute_vjp(ns, g, axes):
 
 
 PERMUTE = defop("permute", lambda xp, x, axes: x.transpose(axes), _permute_vjp,
-                kind="movement", dtype_rule="same", node="PermuteBackward0", onnx="Transpose")
+                kind="movement", dtype_rule="same", node="PermuteBackward0", onnx="Transpose",
+                view=True)
 TRANSPOSE = defop("transpose", lambda xp, x, axes: x.transpose(axes), _permute_vjp,
                   kind="movement", dtype_rule="same", node="TransposeBackward0",
-                  onnx="Transpose")
+                  onnx="Transpose", view=True)
 T_OP = defop("t", lambda xp, x, axes: xp.transpose(x, axes), _permute_vjp, kind="movement",
-             dtype_rule="same", node="TBackward0", onnx="Transpose")
+             dtype_rule="same", node="TBackward0", onnx="Transpose", view=True)
 
 
 def permute(input, *dims):
@@ -201,7 +202,7 @@ def _mT(self):
 # -- broadcasting ------------------------------------------------------------------------------
 EXPAND = defop("expand", lambda xp, x, shape, in_shape: xp.broadcast_to(x, shape),
                lambda ns, g, shape, in_shape: ns.sum_to(g, in_shape), kind="movement",
-               dtype_rule="same", node="ExpandBackward0", onnx="Expand")
+               dtype_rule="same", node="ExpandBackward0", onnx="Expand", view=True)
 
 
 def expand(input, *sizes):
@@ -350,24 +351,27 @@ def vstack(tensors):
 
 # -- indexing views -----------------------------------------------------------------------------
 def _index_fwd(xp, x, key, in_shape):
-    return x[key]
+    out = x[key]
+    if type(out) is not xp.ndarray:  # a full integer index gives a NumPy scalar, not a view
+        out = x[key + (Ellipsis,)]
+    return out
 
 
 def _index_vjp(ns, g, key, in_shape):
     return ns.index_grad(g, in_shape, key)
 
 
-def _index_op(name, node):
+def _index_op(name, node, view=True):
     return defop(name, _index_fwd, _index_vjp, kind="movement", dtype_rule="same", node=node,
-                 onnx="Slice")
+                 onnx="Slice", view=view)
 
 
 SELECT = _index_op("select", "SelectBackward0")
 SLICE = _index_op("slice", "SliceBackward0")
 ALIAS = _index_op("alias", "AliasBackward0")
-SPLIT = _index_op("split", "SplitBackward0")
-SPLIT_SIZES = _index_op("split_with_sizes", "SplitWithSizesBackward0")
-UNBIND = _index_op("unbind", "UnbindBackward0")
+SPLIT = _index_op("split", "SplitBackward0", view="multi")
+SPLIT_SIZES = _index_op("split_with_sizes", "SplitWithSizesBackward0", view="multi")
+UNBIND = _index_op("unbind", "UnbindBackward0", view="multi")
 INDEX_UNSQUEEZE = _index_op("getitem.unsqueeze", "UnsqueezeBackward0")
 
 # The gradient of basic indexing as a differentiable op, for higher-order graphs.
@@ -478,7 +482,15 @@ def _pieces(op, input, sizes, d):
         key = (slice(None),) * d + (slice(start, start + n),)
         out.append(unary(op, input, {"key": key, "in_shape": x.shape}))
         start += n
-    return tuple(out)
+    return _mark_multi(out)
+
+
+def _mark_multi(outputs):
+    """Outputs of one op that returns several views may not be modified in place (torch)."""
+    for i, t in enumerate(outputs):
+        if t._view[2] is None:
+            t._view[2] = ("multi", i)
+    return tuple(outputs)
 
 
 def split(input, split_size_or_sections, dim=0):
@@ -511,13 +523,16 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     x = input._data
     d = wrap_dim(dim, x.ndim)
-    return tuple(unary(UNBIND, input, {"key": (slice(None),) * d + (i,), "in_shape": x.shape})
-                 for i in range(x.shape[d]))
+    return _mark_multi([unary(UNBIND, input, {"key": (slice(None),) * d + (i,),
+                                              "in_shape": x.shape})
+                        for i in range(x.shape[d])])
 
 
 # -- flips and copies -------------------------------------------------------------------------
-FLIP = defop("flip", lambda xp, x, axes: xp.flip(x, axes), lambda ns, g, axes: ns.flip(g, axes),
-             kind="movement", dtype_rule="same", node="FlipBackward0", onnx=None)
+# torch's flip copies (NumPy's would be a view that writes through to the input)
+FLIP = defop("flip", lambda xp, x, axes: xp.flip(x, axes).copy(),
+             lambda ns, g, axes: ns.flip(g, axes), kind="movement", dtype_rule="same",
+             node="FlipBackward0", onnx=None)
 CLONE = defop("clone", lambda xp, x: x.copy(), lambda ns, g: g, kind="movement",
               dtype_rule="same", node="CloneBackward0", onnx="Identity")
 
