@@ -43,6 +43,7 @@ from .autograd.grad_mode import (
     set_grad_enabled,
 )
 from .ops import EXPORTING_FAMILIES as _families
+from .ops.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
 from .ops.creation import (
     arange,
     as_tensor,
@@ -164,6 +165,7 @@ from .ops.movement import (
     vstack,
 )
 from .ops.nn import log_softmax, softmax
+from .ops.pooling import avg_pool1d, max_pool1d, max_pool1d_with_indices, max_pool2d
 from .ops.random import (
     Generator,
     bernoulli,
@@ -201,15 +203,19 @@ from .ops.reduce import (
     sum,
     var,
 )
+from .ops.resample import adaptive_avg_pool1d
 
 for _family in _families:
     for _name in _family.__all__:
         globals()[_name] = getattr(_family, _name)
 del _family, _families
 
-from . import nn  # noqa: E402 - after the ops it re-exports
+from . import nn, optim  # noqa: E402 - after the ops they re-export
 
 __version__ = "0.1.0"
+
+from . import utils  # noqa: E402 - data loading (torch.utils.data)
+from .serialization import load, save  # noqa: E402
 
 # NOTE: torch computes log(0), 1/0 and overflow silently (as IEEE results); NumPy would warn on
 # every such op. graphgrad follows torch, so these floating-point warnings are off in NumPy's

@@ -15,7 +15,7 @@ import numpy as np
 from . import _dtype
 from ._device import CPU, check_device
 from .autograd.grad_mode import state as _mode
-from .autograd.graph import AccumulateGrad
+from .autograd.graph import AccumulateGrad, OutputEdge, register_tensor_hook
 
 __all__ = ["Tensor", "Size", "wrap"]
 
@@ -103,7 +103,8 @@ class Tensor:
         """The Node that made this tensor (None for a leaf)."""
         if self._view is not None:
             _refresh_view(self)
-        return self._fn
+        fn = self._fn
+        return fn._node if type(fn) is OutputEdge else fn  # output i of a custom Function
 
     @grad_fn.setter
     def grad_fn(self, node) -> None:
@@ -197,7 +198,24 @@ class Tensor:
         if self._extra is None:
             self._extra = {}
         self._extra["retains_grad"] = True
-        self.grad_fn._extra_dict()["retain"] = weakref.ref(self)
+        self._fn._extra_dict()["retain"] = weakref.ref(self)
+
+    def register_hook(self, hook):
+        """Registers ``hook(grad)``, run when this tensor's gradient is computed; it may return
+        a replacement. Returns a handle with ``remove()``.
+
+        >>> import graphgrad as torch
+        >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+        >>> h = x.register_hook(lambda g: g * 2)
+        >>> (x * 3).sum().backward()
+        >>> x.grad
+        tensor([6., 6.])
+        """
+        return register_tensor_hook(self, "hooks", hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Registers ``hook(tensor)`` on a leaf, run after its ``.grad`` was accumulated."""
+        return register_tensor_hook(self, "post_acc", hook)
 
     def _accumulator(self):
         """This leaf's AccumulateGrad node, shared by every op that uses the leaf."""

@@ -7,12 +7,14 @@ tests in tests/ops run all of them against torch as the oracle.
 from . import (
     activation,
     contraction,
+    conv,
     elementwise,
     gather,
     inplace,
     linalg,
     movement,
     nn,
+    pooling,
     reduce,
     sorting,
     structure,
@@ -22,7 +24,7 @@ from .core import ErrorInput, OpInfo, SampleInput
 OP_DB: list[OpInfo] = (
     elementwise.op_db() + reduce.op_db() + movement.op_db() + linalg.op_db() + nn.op_db()
     + gather.op_db() + sorting.op_db() + activation.op_db() + structure.op_db()
-    + contraction.op_db() + inplace.op_db()
+    + contraction.op_db() + inplace.op_db() + conv.op_db() + pooling.op_db()
 )
 
 _names = [op.name for op in OP_DB]

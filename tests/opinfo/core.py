@@ -101,6 +101,7 @@ class OpInfo:
     ErrorInputs. ``tol`` maps a result NumPy dtype to (rtol, atol) overrides. A ``variant`` is
     another spelling (method form) of an op tested in full elsewhere: it runs fewer dtypes and
     skips the finite-difference tests, which would exercise the same derivative rule again.
+    ``supports_gradgrad=False``: torch has no second derivative to compare with (hardsigmoid).
     """
 
     name: str
@@ -114,6 +115,7 @@ class OpInfo:
     grad_tol: tuple = (1e-6, 1e-8)
     requires_grad_parity: bool = True
     variant: bool = False
+    supports_gradgrad: bool = True
 
     def sample_inputs(self, dtype) -> list[SampleInput]:
         return list(self.samples(np.dtype(dtype).type, rng_for(self.name, np.dtype(dtype).name)))

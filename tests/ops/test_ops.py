@@ -72,7 +72,7 @@ FORWARD = _params()
 GRAD = _params(_grad_eligible)
 NUMERIC = _params(_numeric_eligible)
 GRADCHECK = _params(_gradcheck_eligible)
-GRADGRAD = NUMERIC
+GRADGRAD = [p for p in NUMERIC if p.values[0].supports_gradgrad]
 ERRORS = [pytest.param(op, e, id=f"{op.name}-{i}-{e.name}" if e.name else f"{op.name}-{i}")
           for op in OP_DB for i, e in enumerate(op.error_inputs())]
 
@@ -248,6 +248,30 @@ def test_gradcheck(gg, op, sample):
 
     assert gg.autograd.gradcheck(fn, tuple(leaves[i] for i in diff), eps=EPS, atol=NUMERIC_ATOL,
                                  rtol=NUMERIC_RTOL) is True
+
+
+# Full Jacobians of the first gradient cost a backward per output element and two forwards
+# per input element; past this many elements the directional (fast) mode is used.
+_FULL_GRADGRADCHECK_ELEMENTS = 24
+
+
+@pytest.mark.parametrize("op,sample", GRADCHECK)
+def test_gradgradcheck(gg, op, sample):
+    """graphgrad.autograd.gradgradcheck passes at smooth float64 points: second derivatives
+    against finite differences of the first gradients (taken with create_graph=True)."""
+    leaves = _leaf_tensors(gg, sample, requires_grad=True)
+    diff = [i for i, d in enumerate(_diff_mask(sample)) if d]
+
+    def fn(*xs):
+        args = list(leaves)
+        for i, x in zip(diff, xs):
+            args[i] = x
+        return tuple(float_outputs(_call(gg, op, sample, args)))
+
+    inputs = tuple(leaves[i] for i in diff)
+    size = sum(x.numel() for x in inputs) + sum(o.numel() for o in fn(*inputs))
+    assert gg.autograd.gradgradcheck(fn, inputs, eps=EPS, atol=NUMERIC_ATOL, rtol=NUMERIC_RTOL,
+                                     fast_mode=size > _FULL_GRADGRADCHECK_ELEMENTS) is True
 
 
 @pytest.mark.parametrize("op,sample", NUMERIC)

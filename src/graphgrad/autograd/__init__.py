@@ -1,7 +1,14 @@
 """Automatic differentiation: the engine entry points, grad modes and gradcheck."""
 
-from . import functional, grad_mode, graph
+from . import errors, functional, grad_mode, graph
+from .anomaly import (
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
 from .engine import backward, grad
+from .function import Function
 from .grad_mode import (
     enable_grad,
     inference_mode,
@@ -10,10 +17,11 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .gradcheck import GradcheckError, gradcheck
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 __all__ = [
     "backward", "grad", "gradcheck", "GradcheckError", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled",
-    "grad_mode", "graph", "functional",
+    "grad_mode", "graph", "functional", "function", "Function", "errors", "detect_anomaly", "set_detect_anomaly",
+    "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "gradgradcheck",
 ]

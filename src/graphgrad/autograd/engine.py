@@ -13,21 +13,15 @@ import numpy as np
 
 from .._tensor import Tensor, wrap
 from ..ops._namespace import DIFF, RAW, sum_to_array
+from . import sites
+from .anomaly import _state as _anomaly
+from .diagnose import anomaly_error, freed_error, modified_error
 from .grad_mode import state as _mode
-from .graph import FREED, AccumulateGrad
+from .graph import AccumulateGrad, Freed, Packed, Slots, next_sequence, unpack_value
 
 __all__ = ["backward", "grad"]
 
 _ndarray = np.ndarray
-
-_FREED_MESSAGE = (
-    "Trying to backward through the graph a second time (or directly access saved tensors after "
-    "they have already been freed). Saved intermediate values of the graph are freed when you "
-    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
-    "through the graph a second time or if you need to access saved tensors after calling "
-    "backward."
-)
-
 
 def _as_tuple(x):
     if x is None:
@@ -63,7 +57,7 @@ def _root_grads(tensors, grad_tensors, create_graph):
             if not create_graph:
                 user_arrays.add(id(g._data))
                 g = g._data
-        roots.append((t.grad_fn if t.grad_fn is not None else t._accumulator(), g))
+        roots.append((t._fn if t.grad_fn is not None else t._accumulator(), g))
     return roots, user_arrays
 
 
@@ -108,12 +102,15 @@ def _count_dependencies(roots, needed):
 class _Run:
     """State of one backward pass."""
 
-    __slots__ = ("create_graph", "retain_graph", "delivered")
+    __slots__ = ("create_graph", "retain_graph", "delivered", "freed", "roots")
 
     def __init__(self, create_graph, retain_graph, delivered):
         self.create_graph = create_graph
         self.retain_graph = retain_graph
         self.delivered = delivered  # ids of arrays already handed out as a .grad or result
+        # What released saved values are replaced by: this call's site, for later errors.
+        self.freed = None if retain_graph else Freed(sites.capture(3), next_sequence())
+        self.roots = ()
 
     def own(self, g):
         """An array safe to store as a .grad: copied if it is a view or already handed out."""
@@ -143,8 +140,8 @@ class _Run:
         """Runs ``node``'s derivative rule on gradient ``g``; one result per input."""
         op = node._op
         saved = node._saved
-        if saved is FREED:
-            raise RuntimeError(_FREED_MESSAGE + f" (node: {type(node).__name__})")
+        if type(saved) is Freed:
+            raise freed_error(node, saved, self.roots)
         if node._versions:
             _check_versions(node)
         params = node._params
@@ -152,19 +149,30 @@ class _Run:
             params = dict(params) if params else {}
             params["needs"] = tuple(c is not None and (needed is None or c in needed)
                                     for c in node._next)
-        if self.create_graph:
+        if node._extra is not None and "packed" in node._extra:
+            vals = [unpack_value(v, node, self.create_graph) if type(v) is Packed else v
+                    for v in saved]
+            vals = [wrap(v, False, None) if self.create_graph and type(v) is _ndarray else v
+                    for v in vals]
+            ns = DIFF if self.create_graph else RAW
+        elif self.create_graph:
             vals = [_saved_tensor(node, s, v) for s, v in zip(op.save, saved)]
             ns = DIFF
         else:
             vals = [v._data if isinstance(v, Tensor) else v for v in saved]
             ns = RAW
-        grads = op.vjp(ns, g, *vals, **params) if params else op.vjp(ns, g, *vals)
+        if _anomaly.enabled:
+            grads = _checked_vjp(op, node, ns, g, vals, params)
+        else:
+            grads = op.vjp(ns, g, *vals, **params) if params else op.vjp(ns, g, *vals)
         if not self.retain_graph and op.frees:
-            node._saved = FREED
+            node._saved = self.freed
         return grads if type(grads) is tuple else (grads,)
 
     def fit(self, gi, meta):
         """Sums a broadcast gradient back to its input's shape and casts it to its dtype."""
+        if type(gi) is Slots:
+            return gi  # a custom Function's per-output gradients, summed per slot
         shape, dtype = meta
         if self.create_graph:
             if not isinstance(gi, Tensor):
@@ -190,12 +198,23 @@ def _check_versions(node):
     a gradient would be silently wrong, so the engine raises torch's error instead."""
     for i, (cell, expected) in enumerate(node._versions):
         if cell[0] != expected:
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: saved value {i} of {type(node).__name__} is at version "
-                f"{cell[0]}; expected version {expected} instead. Hint: find the in-place op "
-                "(a method ending in '_', '+=', or an indexed assignment) applied to it after "
-                "this op ran, and use its out-of-place form or apply .clone() before it.")
+            raise modified_error(node, i, cell, expected)
+
+
+def _checked_vjp(op, node, ns, g, vals, params):
+    """Anomaly mode: runs a rule, names the forward line of a node that fails, and refuses a
+    NaN gradient."""
+    try:
+        grads = op.vjp(ns, g, *vals, **params) if params else op.vjp(ns, g, *vals)
+    except Exception:
+        anomaly_error(node, None)  # warns with the forward traceback; the error propagates
+        raise
+    if _anomaly.check_nan:
+        for i, gi in enumerate(grads if type(grads) is tuple else (grads,)):
+            a = gi._data if isinstance(gi, Tensor) else gi
+            if a is not None and np.asarray(a).dtype.kind in "fc" and np.isnan(a).any():
+                raise anomaly_error(node, i)
+    return grads
 
 
 def _saved_tensor(node, token, value):
@@ -214,6 +233,7 @@ def _execute(roots, run, targets=None, capture_into=None):
     the gradient arriving at each target is stored in ``capture_into`` instead of accumulated.
     """
     root_nodes = [n for n, _ in roots]
+    run.roots = root_nodes
     needed = _needed_nodes(root_nodes, targets) if targets is not None else None
     deps = _count_dependencies(root_nodes, needed)
     buffers = {}
@@ -221,6 +241,9 @@ def _execute(roots, run, targets=None, capture_into=None):
         buffers[node] = g if node not in buffers else buffers[node] + g
     create = run.create_graph
     retain = run.retain_graph
+    freed = run.freed
+    # Rules that need more than raw arrays take the general path (Run.apply).
+    general = create or needed is not None or _anomaly.enabled
     # Dependency counting makes any ready order correct; a stack walks depth-first, which
     # releases each chain's saved values as early as possible.
     stack = [n for n in dict.fromkeys(root_nodes) if n not in deps]
@@ -228,40 +251,45 @@ def _execute(roots, run, targets=None, capture_into=None):
     while stack:
         node = pop()
         g = buffers.pop(node, None)
-        if node._extra is not None and g is not None:
-            _retain(node, g, run)
-        if targets is not None and node in targets:
-            for slot in targets[node]:
-                capture_into[slot] = g
-            if not any(c is not None and c in needed for c in node._next):
+        if node._extra is not None:
+            # Hooks, a retained grad or packed saved values: see _hooked.
+            grads = _hooked(node, g, run, needed, targets, capture_into)
+            if grads is None:
                 continue
-        if type(node) is AccumulateGrad:
-            if g is not None:
-                run.accumulate(node.variable, g)
-            continue
-        nxt = node._next
-        if g is None:
-            grads = (None,) * len(nxt)
-        elif create or needed is not None or node._op.needs_mask:
-            grads = run.apply(node, g, needed)
+            nxt = node._next
         else:
-            # The hot path: a raw-array rule, no pruning.
-            op = node._op
-            saved = node._saved
-            if saved:
-                if saved is FREED:
-                    raise RuntimeError(_FREED_MESSAGE + f" (node: {type(node).__name__})")
-                if node._versions:
-                    _check_versions(node)
-                vals = [v._data if isinstance(v, Tensor) else v for v in saved]
-                if not retain:
-                    node._saved = FREED
+            if targets is not None and node in targets:
+                for slot in targets[node]:
+                    capture_into[slot] = g
+                if not any(c is not None and c in needed for c in node._next):
+                    continue
+            if type(node) is AccumulateGrad:
+                if g is not None:
+                    run.accumulate(node.variable, g)
+                continue
+            nxt = node._next
+            if g is None:
+                grads = (None,) * len(nxt)
+            elif general or node._op.needs_mask:
+                grads = run.apply(node, g, needed)
             else:
-                vals = ()
-            params = node._params
-            grads = op.vjp(RAW, g, *vals, **params) if params else op.vjp(RAW, g, *vals)
-            if type(grads) is not tuple:
-                grads = (grads,)
+                # The hot path: a raw-array rule, no pruning.
+                op = node._op
+                saved = node._saved
+                if saved:
+                    if type(saved) is Freed:
+                        raise freed_error(node, saved, root_nodes)
+                    if node._versions:
+                        _check_versions(node)
+                    vals = [v._data if isinstance(v, Tensor) else v for v in saved]
+                    if not retain:
+                        node._saved = freed
+                else:
+                    vals = ()
+                params = node._params
+                grads = op.vjp(RAW, g, *vals, **params) if params else op.vjp(RAW, g, *vals)
+                if type(grads) is not tuple:
+                    grads = (grads,)
         for child, gi, meta in zip(nxt, grads, node._meta):
             if child is None or (needed is not None and child not in needed):
                 continue
@@ -291,6 +319,111 @@ def _retain(node, g, run):
         if not run.create_graph:
             g = np.array(g, copy=True)
         run.accumulate(t, g)
+
+
+def _hooked(node, g, run, needed, targets, capture_into):
+    """Runs a node that has hooks, a retained grad or packed saved values, in torch's order:
+    tensor hooks (a leaf's before it accumulates), retain_grad, node pre-hooks, the node,
+    post-accumulate-grad hooks, node post-hooks. Returns the input gradients to deliver, or
+    None when nothing is delivered. As in torch, a target that must also run further is
+    captured before its tensor hooks, one that stops there after them."""
+    extra = node._extra
+    if targets is not None and node in targets:
+        further = any(c is not None and c in needed for c in node._next)
+        if further:
+            for slot in targets[node]:
+                capture_into[slot] = g
+        g = _tensor_hooks(node, extra, g, run)
+        if not further:
+            for slot in targets[node]:
+                capture_into[slot] = g
+            return None
+    else:
+        g = _tensor_hooks(node, extra, g, run)
+    pre = extra.get("pre")
+    if pre:
+        multi = type(g) is Slots
+        outs = tuple(g.grads) if multi else (g,)
+        for fn in tuple(pre.values()):
+            r = fn(tuple(_hook_arg(x, run) for x in outs))
+            if r is not None:
+                outs = tuple(_hook_result(x, run) for x in r)
+        g = Slots(list(outs)) if multi else outs[0]
+    if type(node) is AccumulateGrad:
+        if g is not None:
+            t = node.variable
+            run.accumulate(t, g)
+            post_acc = t._extra.get("post_acc") if t._extra else None
+            for fn in tuple(post_acc.values()) if post_acc else ():
+                fn(t)
+        grads = ()
+    elif g is None:
+        grads = (None,) * len(node._next)
+    else:
+        grads = run.apply(node, g, needed)
+    post = extra.get("post")
+    if post:
+        grads = _post_hooks(node, post, grads, g, needed, run)
+    return grads
+
+
+def _tensor_hooks(node, extra, g, run):
+    """``Tensor.register_hook`` hooks for the gradient arriving at ``node``, then retain_grad."""
+    if g is None:
+        return g
+    if type(node) is AccumulateGrad:
+        te = node.variable._extra
+        dicts = (te["hooks"],) if te and "hooks" in te else ()
+    else:
+        dicts = extra.get("tensor_pre", ())
+    for hooks in dicts:
+        for fn in tuple(hooks.values()):
+            r = fn(_hook_arg(g, run))
+            if r is not None:
+                if not isinstance(r, Tensor):
+                    raise TypeError(f"expected Variable, but hook returned "
+                                    f"'{type(r).__name__}'")
+                if r._data.shape != np.shape(g._data if isinstance(g, Tensor) else g):
+                    raise RuntimeError(f"hook '{getattr(fn, '__name__', fn)}' has changed the "
+                                       "size of value")
+                g = _hook_result(r, run)
+    if "retain" in extra:
+        _retain(node, g, run)
+    return g
+
+
+def _post_hooks(node, post, grads, g, needed, run):
+    """Node post-hooks see one gradient per ``next_functions`` entry (None where unneeded)."""
+    nxt = node._next
+    hidden = node._op.hidden_inputs if node._op is not None else ()
+    shown = [i for i, (c, m) in enumerate(zip(nxt, node._meta))
+             if not (i in hidden or (m is None and "scalars" in hidden))]
+    gin = tuple(None if nxt[i] is None or (needed is not None and nxt[i] not in needed)
+                else _hook_arg(grads[i], run) for i in shown)
+    gout = tuple(_hook_arg(x, run) for x in (g.grads if type(g) is Slots else (g,)))
+    for fn in tuple(post.values()):
+        r = fn(gin, gout)
+        if r is not None:
+            gin = tuple(r)
+    grads = list(grads)
+    for i, x in zip(shown, gin):
+        grads[i] = _hook_result(x, run)
+    return tuple(grads)
+
+
+def _hook_arg(x, run):
+    """A gradient as a hook sees it: a Tensor (its array is then never stored as a .grad
+    without a copy, since the hook may keep it)."""
+    if x is None or isinstance(x, Tensor):
+        return x
+    run.delivered.add(id(x))
+    return wrap(x, False, None)
+
+
+def _hook_result(x, run):
+    if x is None or run.create_graph:
+        return x
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
@@ -338,7 +471,7 @@ def _input_targets(inputs):
             raise TypeError(f"expected Tensor inputs, got {type(t).__name__}")
         if not t._rg:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-        node = t.grad_fn if t.grad_fn is not None else t._accumulator()
+        node = t._fn if t.grad_fn is not None else t._accumulator()
         targets.setdefault(node, []).append(i)
     return targets
 
@@ -392,8 +525,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 def call_node(node, grads):
     """``grad_fn(*grads)``: runs one node's rule on the given output gradients."""
-    g = grads[0]
-    g = g._data if isinstance(g, Tensor) else np.asarray(g)
+    arrays = [g._data if isinstance(g, Tensor) else g if g is None else np.asarray(g)
+              for g in grads]
+    g = arrays[0] if len(arrays) == 1 else Slots(arrays)
     run = _Run(False, True, set())
     out = run.apply(node, g, None)
     res = []

@@ -13,7 +13,7 @@ import numpy as np
 from .._tensor import Tensor, wrap
 from .engine import grad as _grad
 
-__all__ = ["gradcheck", "GradcheckError"]
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
 class GradcheckError(RuntimeError):
@@ -45,13 +45,18 @@ def _numerical_jacobian(func, inputs, i, eps):
         flat[k] = orig
         cols.append(np.concatenate([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
                     if plus else np.zeros(0))
-    return np.stack(cols, axis=1) if cols else np.zeros((0, 0))
+    if not cols:  # a size-0 input: no columns, but as many rows as the analytical Jacobian
+        return np.zeros((sum(o._data.size for o in _outputs(func, inputs)), 0))
+    return np.stack(cols, axis=1)
 
 
 def _analytical_jacobian(func, inputs, i):
     outs = _outputs(func, inputs)
     rows = []
     for o in outs:
+        if not o._rg:  # an output with no graph (e.g. a constant first gradient): zero rows
+            rows.extend(np.zeros(inputs[i]._data.size) for _ in range(o._data.size))
+            continue
         for k in range(o._data.size):
             seed = np.zeros(o._data.shape, o._data.dtype)
             seed.reshape(-1)[k] = 1
@@ -111,18 +116,55 @@ def _directional_check(func, inputs, i, eps, atol, rtol, rng):
     outs = _outputs(func, inputs)
     weights = [rng.standard_normal(o._data.shape) for o in outs]
     base = x._data.copy()
+    # copies: an output may alias the perturbed input (an identity's gradient is the input)
     x._data[...] = base + eps * direction
-    plus = _outputs(func, inputs)
+    plus = [o._data.copy() for o in _outputs(func, inputs)]
     x._data[...] = base - eps * direction
-    minus = _outputs(func, inputs)
+    minus = [o._data.copy() for o in _outputs(func, inputs)]
     x._data[...] = base
-    numerical = sum(float(np.sum(w * (p._data - m._data) / (2 * eps)))
+    numerical = sum(float(np.sum(w * (p - m) / (2 * eps)))
                     for w, p, m in zip(weights, plus, minus))
     analytical = 0.0
     for o, w in zip(outs, weights):
+        if not o._rg:
+            continue
         g = _grad(o, x, grad_outputs=wrap(w.astype(o._data.dtype), False, None),
                   retain_graph=True, allow_unused=True)[0]
         if g is not None:
             analytical += float(np.sum(g._data * direction))
     ok = abs(analytical - numerical) <= atol + rtol * abs(numerical)
     return ok, f"directional derivative: numerical {numerical}, analytical {analytical}"
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
+                  check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+                  check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
+                  masked=False) -> bool:
+    """Checks second derivatives: gradcheck of the function that maps (inputs, grad_outputs)
+    to the first gradients, taken with ``create_graph=True``. Random ``grad_outputs`` (fixed
+    seed) are drawn when none are given, as torch does.
+
+    >>> import graphgrad as torch
+    >>> x = torch.randn(3, dtype=torch.float64, requires_grad=True)
+    >>> torch.autograd.gradgradcheck(lambda t: (t * t * t).sum(), (x,))
+    True
+    """
+    inputs = _as_tuple(inputs)
+    n = len(inputs)
+    if grad_outputs is None:
+        rng = np.random.default_rng(1)
+        grad_outputs = tuple(
+            wrap(rng.standard_normal(o._data.shape).astype(o._data.dtype), True, None)
+            for o in _outputs(func, inputs) if o._rg)
+    grad_outputs = _as_tuple(grad_outputs)
+
+    def first_grads(*args):
+        xs = args[:n]
+        outs = [o for o in _outputs(func, xs) if o._rg]
+        wrt = [x for x in xs if isinstance(x, Tensor) and x._rg]
+        grads = _grad(outs, wrt, grad_outputs=args[n:], create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, fast_mode=fast_mode)

@@ -11,8 +11,10 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, version_cell, wrap
+from ..autograd import sites as _sites
 from ..autograd.grad_mode import state as _mode
-from ..autograd.graph import next_sequence
+from ..autograd.graph import hooks_open as _hooks_open
+from ..autograd.graph import next_sequence, pack_saved
 
 __all__ = ["apply", "unary", "binary"]
 
@@ -89,6 +91,8 @@ def _new_node(op, edges, meta, params):
     node._params = params
     node._seq = next_sequence()
     node._extra = None
+    # See Note [Sites]: the user's line is recorded only when diagnostics ask for it.
+    node._site = _sites.capture(3) if _sites.state.on else None
     return node
 
 
@@ -101,6 +105,8 @@ def _record(op, inputs, arrays_meta, out, params, aux=None):
     if save:
         node._saved = tuple(_saved_value(op, inputs, s, out, aux) for s in save)
         node._versions = _versions(op, inputs, result)
+        if _hooks_open:  # saved_tensors_hooks active (autograd/graph.py)
+            pack_saved(node, result)
     else:
         node._saved = ()
         node._versions = None
@@ -217,6 +223,8 @@ def unary(op, x, params=None):
         else:
             node._saved = tuple(_saved_value(op, (x,), s, out, None) for s in save)
             node._versions = _versions(op, (x,), result)
+        if save and _hooks_open:
+            pack_saved(node, result)
         if op.view:
             _track_view(op, params, x, result, None)
         return result
@@ -328,6 +336,8 @@ def binary(op, a, b, params=None):
         else:
             node._saved = tuple(out if s == "out" else (a, b)[s] for s in save)
             node._versions = _versions(op, (a, b), result)
+        if _hooks_open:
+            pack_saved(node, result)
     return result
 
 

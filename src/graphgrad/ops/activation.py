@@ -19,9 +19,10 @@ from . import elementwise as E
 from ._dispatch import _scalar, apply, binary, unary
 from ._namespace import DIFF, RAW
 from ._opdef import defop
+from .inplace import _make_inplace
 
 __all__ = ["logit", "selu", "celu", "nan_to_num", "lerp", "hypot", "atan2", "arctan2", "fmod",
-           "logaddexp", "xlogy"]
+           "logaddexp", "xlogy", "selu_", "celu_", "relu_"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -465,6 +466,9 @@ def lerp(input, end, weight):
                         f"{type(end).__name__}")
     _same_dtype("end", end, input)
     if isinstance(weight, Tensor):
+        if weight._data.ndim == 0 and weight._data.dtype != input._data.dtype:
+            # torch takes a 0-d weight of any dtype, as a number in the ends' dtype
+            weight = E._to_dtype(weight, input.dtype)
         _same_dtype("weight", weight, input)
         return apply(LERP_TENSOR, (input, end, weight))
     return apply(LERP_SCALAR, (input, end), {"weight": _scalar(weight)})
@@ -514,6 +518,80 @@ def xlogy(input, other):
                     f"({type(input).__name__}, {type(other).__name__}), but expected a Tensor")
 
 
+# -- in-place forms --------------------------------------------------------------------------
+# NOTE: torch's in-place elu (selu, celu) and leaky_relu save their result, not their input
+# (grad_fn EluBackward1, CeluBackward1, LeakyReluBackward1), and read the derivative off its
+# sign. That is right only for a non-negative slope, so torch refuses a negative one in backward.
+_NEGATIVE_SLOPE = ("In-place {} backward calculation is triggered with a negative slope which is "
+                   "not supported. This is caused by calling in-place forward function with a "
+                   "negative slope, please call out-of-place version instead.")
+
+
+def _elu_result_vjp(ns, g, out, alpha, scale, input_scale):
+    if alpha * scale < 0:
+        raise RuntimeError(_NEGATIVE_SLOPE.format("elu"))
+    # below zero, out = a * (exp(x * s) - 1) with a = alpha * scale: its derivative is s*(out + a)
+    neg = g * input_scale * (out + alpha * scale)
+    return ns.where(ns.const(ns.raw(out) > 0), g * scale, neg)
+
+
+def _leaky_relu_result_vjp(ns, g, out, negative_slope):
+    if negative_slope < 0:
+        raise RuntimeError(_NEGATIVE_SLOPE.format("leakyReLu") + " File an issue at "
+                           "https://github.com/pytorch/pytorch if you do require supporting "
+                           "in-place leakRelu backward calculation with negative slope")
+    return ns.where(ns.const(ns.raw(out) > 0), g, g * negative_slope)
+
+
+ELU_RESULT = _activation("elu_", _floating("elu_cpu")(_elu_fwd), _elu_result_vjp,
+                         "EluBackward1", "Elu", save=("out",))
+CELU_RESULT = _activation("celu_", _floating("elu_cpu")(_elu_fwd), _elu_result_vjp,
+                          "CeluBackward1", "Celu", save=("out",))
+LEAKY_RELU_RESULT = _activation("leaky_relu_", _leaky_relu_fwd, _leaky_relu_result_vjp,
+                                "LeakyReluBackward1", "LeakyRelu", save=("out",))
+
+
+def _elu_into(x, alpha=1.0):
+    return unary(ELU_RESULT, _tensor_arg(x, "elu_"),
+                 {"alpha": alpha, "scale": 1.0, "input_scale": 1.0})
+
+
+def _selu_into(x):
+    return unary(ELU_RESULT, _tensor_arg(x, "selu_"),
+                 {"alpha": _SELU_ALPHA, "scale": _SELU_SCALE, "input_scale": 1.0})
+
+
+def _celu_into(x, alpha=1.0):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return unary(CELU_RESULT, _tensor_arg(x, "celu_"),
+                 {"alpha": alpha, "scale": 1.0, "input_scale": 1.0 / alpha})
+
+
+def _leaky_relu_into(x, negative_slope=0.01):
+    return unary(LEAKY_RELU_RESULT, _tensor_arg(x, "leaky_relu_"),
+                 {"negative_slope": negative_slope})
+
+
+# The ops that save their input get a snapshot of it (saves_self=True) when recording.
+elu_ = _make_inplace("elu_", _elu_into, False)
+selu_ = _make_inplace("selu_", _selu_into, False)
+celu_ = _make_inplace("celu_", _celu_into, False)
+leaky_relu_ = _make_inplace("leaky_relu_", _leaky_relu_into, False)
+hardtanh_ = _make_inplace("hardtanh_", hardtanh, True)
+silu_ = _make_inplace("silu_", silu, True)
+mish_ = _make_inplace("mish_", mish, True)
+hardsigmoid_ = _make_inplace("hardsigmoid_", hardsigmoid, True)
+hardswish_ = _make_inplace("hardswish_", hardswish, True)
+
+
+def relu_(input):
+    return _tensor_arg(input, "relu_").relu_()
+
+
+
 for _name in ("logit", "nan_to_num", "lerp", "hypot", "atan2", "arctan2", "fmod", "logaddexp",
               "xlogy"):
     setattr(Tensor, _name, globals()[_name])
+for _name in ("logit", "nan_to_num", "lerp", "hypot", "atan2", "arctan2", "fmod", "xlogy"):
+    setattr(Tensor, _name + "_", _make_inplace(_name + "_", globals()[_name], True))

@@ -476,9 +476,9 @@ def one_hot(tensor, num_classes=-1):
     x = tensor._data
     if x.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if x.size == 0 and num_classes <= 0:  # torch refuses 0 and -2 as well as -1 here
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
-        if x.size == 0:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(x.max()) + 1
     if x.size:
         if x.min() < 0:

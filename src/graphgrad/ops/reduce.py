@@ -83,20 +83,31 @@ def _prod_fwd(xp, x, axes=None, keepdim=False, dtype=None, shape=None):
 
 
 def _prod_vjp(ns, g, x, out, axes=None, keepdim=False, dtype=None, shape=None):
-    # NOTE: out / x fails where x == 0. With one zero in a slice, only the zero's position gets
-    # the product of the others; with two or more, every gradient in the slice is 0 (torch's).
-    rx = ns.raw(x)
-    zeros = rx == 0
     ge = _unreduce(ns, g, shape, axes, keepdim)
-    if not zeros.any():
+    if not (ns.raw(x) == 0).any():
         return ge * _unreduce(ns, out, shape, axes, keepdim) / x
-    nzc = np.sum(zeros, axis=axes, keepdims=True)
-    safe = ns.where(ns.const(zeros), 1.0, x)
-    prod_nonzero = ns.prod(safe, axes, True)
-    others = ns.where(ns.const(zeros), ns.expand(prod_nonzero, shape),
-                      ns.expand(prod_nonzero, shape) / safe)
-    keep = ns.const(np.broadcast_to(nzc == 0, shape) | (zeros & np.broadcast_to(nzc == 1, shape)))
-    return ge * ns.where(keep, others, 0.0)
+    # NOTE: out / x fails where x == 0; the product of the other elements does not, and stays
+    # differentiable (one zero: only its position gets a gradient at first order, but the
+    # others' gradients still depend on the zero, which double backward needs).
+    return ge * _prod_of_others(ns, x, shape, axes)
+
+
+def _prod_of_others(ns, x, shape, axes):
+    """``prod_{j != i} x_j`` over the reduced axes, as exclusive cumulative products from the
+    left and from the right of the flattened reduced axes."""
+    nd = len(shape)
+    reduced = tuple(range(nd)) if axes is None else tuple(sorted(a % nd for a in axes))
+    kept = tuple(d for d in range(nd) if d not in reduced)
+    perm = kept + reduced
+    lead = tuple(shape[d] for d in kept)
+    flat = ns.reshape(ns.permute(x, perm), lead + (_count(shape, reduced),))
+    one = ns.const(np.ones(lead + (1,), dtype=np.result_type(ns.raw(x))))
+    inner = (Ellipsis, slice(None, -1))
+    left = ns.sorting_cumprod(ns.cat([one, ns.getitem(flat, inner)], -1), -1)
+    tail = ns.flip(ns.getitem(flat, (Ellipsis, slice(1, None))), (-1,))
+    right = ns.flip(ns.sorting_cumprod(ns.cat([one, tail], -1), -1), (-1,))
+    others = ns.reshape(left * right, lead + tuple(shape[d] for d in reduced))
+    return ns.permute(others, tuple(np.argsort(perm)))
 
 
 PROD = defop("prod", _prod_fwd, _prod_vjp, kind="reduction", save=(0, "out"),

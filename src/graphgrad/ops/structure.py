@@ -18,6 +18,7 @@ from ._dispatch import apply, unary
 from ._namespace import DIFF, RAW
 from ._opdef import defop
 from ._util import wrap_dim
+from .inplace import _make_inplace
 
 
 def _rerun(ns, op, x, **params):
@@ -67,11 +68,8 @@ def _diagonal_vjp(ns, g, offset, dim1, dim2, in_shape):
 
 
 def _diagonal_of_vjp(ns, g, offset, dim1, dim2, in_shape):
-    return _rerun(ns, DIAGONAL, g, offset=offset, dim1=dim1, dim2=dim2, in_shape=g_shape(ns, g))
-
-
-def g_shape(ns, g):
-    return ns.raw(g).shape
+    return _rerun(ns, DIAGONAL, g, offset=offset, dim1=dim1, dim2=dim2,
+                  in_shape=ns.raw(g).shape)
 
 
 DIAGONAL = _movement("diagonal", _diagonal_fwd, _diagonal_vjp, "DiagonalBackward0", view=True)
@@ -211,14 +209,19 @@ _GATHER_FOR_RULES = CIRCULAR_PAD
 
 
 def _pad_index(mode, n, lo, hi):
-    """Which input position each output position of a padded axis of size ``n`` reads."""
+    """Which input position each output position of a padded axis of size ``n`` reads.
+
+    Reflect and replicate count positions from the uncropped input; circular padding wraps
+    around what is left after cropping, as torch's slice copies do."""
+    if mode == "circular":
+        start, stop = max(-lo, 0), n - max(-hi, 0)
+        j = np.arange(-max(lo, 0), stop - start + max(hi, 0))
+        return j % (stop - start) + start if j.size else j
     j = np.arange(-lo, n + hi)
     if mode == "reflect":
         j = np.abs(j)
         return np.where(j >= n, 2 * (n - 1) - j, j)
-    if mode == "replicate":
-        return np.clip(j, 0, n - 1)
-    return j % n
+    return np.clip(j, 0, n - 1)
 
 
 _PAD_COMBINATIONS = (
@@ -229,26 +232,47 @@ _PAD_COMBINATIONS = (
 
 
 def _check_gather_pad(mode, shape, widths, k):
+    """torch's checks for reflect/replicate/circular padding of the last ``k`` dims."""
     ndim = len(shape)
     if k > 3 or ndim not in (k + 1, k + 2):
         raise NotImplementedError(f"Padding size {2 * k} is not supported for {ndim}D input "
                                   f"tensor.\n{_PAD_COMBINATIONS}")
-    if mode != "circular" and any(s == 0 for s in shape[ndim - k - 1 + (ndim == k + 2):]):
+    if mode == "circular":
+        for axis in range(ndim - k, ndim):
+            (lo, hi), n = widths[axis], shape[axis]
+            if lo > n or hi > n:
+                raise RuntimeError("Padding value causes wrapping around more than once.")
+            kept = n - max(-lo, 0) - max(-hi, 0)
+            if kept < 0:
+                raise RuntimeError("Negative padding value is resulting in an empty dimension")
+            if lo > kept or hi > kept:
+                # torch's slice copies would then read the slice they write
+                raise RuntimeError("unsupported operation: some elements of the input tensor and "
+                                   "the written-to tensor refer to a single memory location. "
+                                   "Please clone() the tensor before performing the operation.")
+        return
+    if any(s == 0 for s in shape[ndim == k + 2:]):
         raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 "
                            f"batch size and other non-zero dimensions for input, but got: "
                            f"{list(shape)}")
-    for axis in range(ndim - k, ndim):
-        lo, hi = widths[axis]
-        n = shape[axis]
+    axes = range(ndim - k, ndim)
+    out = [shape[a] + sum(widths[a]) for a in axes]
+    # torch only refuses when every padded dim would be empty
+    if max(out) < 1:
+        names = "DHW"[3 - k:]
+        sizes = ", ".join(f"{c}: {shape[a]}" for c, a in zip(names, axes))
+        got = " ".join(f"{c}: {o}" for c, o in zip(names, out))
+        raise RuntimeError(f"input ({sizes}) is too small. Calculated output {got}")
+    if min(out) < 0:
+        new_shape = list(shape[:ndim - k]) + out
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: "
+                           f"{new_shape}")
+    for axis in axes:
+        (lo, hi), n = widths[axis], shape[axis]
         if mode == "reflect" and (lo >= n or hi >= n):
             raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
                                f"input dimension, but got: padding ({lo}, {hi}) at dimension "
                                f"{axis} of input {list(shape)}")
-        if mode == "circular" and (lo > n or hi > n):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
-        if n + lo + hi < 0 or -lo > n or -hi > n:
-            raise RuntimeError(f"pad: cropping ({lo}, {hi}) exceeds the size {n} of dimension "
-                               f"{axis}")
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -276,6 +300,9 @@ def pad(input, pad, mode="constant", value=None):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None:
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
+    if mode != "circular" and input._data.dtype == np.bool_:
+        kind = "reflection" if mode == "reflect" else "replication"
+        raise NotImplementedError(f"\"{kind}_pad{k}d\" not implemented for 'Bool'")
     _check_gather_pad(mode, shape, widths, k)
     index = tuple((axis, _pad_index(mode, shape[axis], *widths[axis]))
                   for axis in range(len(shape) - k, len(shape)))
@@ -354,6 +381,8 @@ def _int_tuple(v):
 def roll(input, shifts, dims=None):
     """Rolls along ``dims`` (the flattened tensor when None), wrapping around."""
     shifts = _int_tuple(shifts)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
     n = input._data.ndim
     if dims is None:
         if len(shifts) != 1:
@@ -469,3 +498,6 @@ __all__ = ["tril", "triu", "diag", "diagonal", "trace", "roll", "rot90", "kron",
 for _name in ("tril", "triu", "diag", "diagonal", "trace", "roll", "rot90", "kron",
               "broadcast_to"):
     setattr(Tensor, _name, globals()[_name])
+# tril_/triu_ save nothing (their rule masks the gradient), so no snapshot of the old value
+Tensor.tril_ = _make_inplace("tril_", tril, False)
+Tensor.triu_ = _make_inplace("triu_", triu, False)

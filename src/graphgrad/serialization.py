@@ -1,0 +1,398 @@
+"""``save`` and ``load`` for checkpoints, in the safetensors file format, never with pickle.
+
+Tensors are stored as safetensors tensors; the Python structure around them (nested dicts,
+lists, tuples, numbers, strings) is a JSON description in the header's ``__metadata__``, so a
+state dict comes back as it went in. Writes to a path are atomic. See Note [Checkpoint format].
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import json
+import os
+import secrets
+
+import numpy as np
+
+from ._device import device as _device_cls
+from ._tensor import Tensor, wrap
+
+__all__ = ["save", "load", "SerializationError"]
+
+# Note [Checkpoint format]
+# A file is a standard safetensors file: 8-byte little-endian header length N, N bytes of JSON
+# header ({"__metadata__": {str: str}, name: {"dtype", "shape", "data_offsets"}}), padded with
+# spaces to a multiple of 8, then the raw little-endian tensor bytes. Tensors are written in
+# order of decreasing item size, so every tensor starts aligned to its item size.
+#   * A flat ``{str: Tensor}`` state dict uses its keys as tensor names, so
+#     ``safetensors.numpy.load_file`` reads it as the same dict of arrays.
+#   * Nested tensors are named by their path ("state.0.exp_avg"); the structure sits in
+#     ``__metadata__["graphgrad.structure"]`` as JSON where a dict is {"dict": [[k, v], ...]}
+#     (keys keep their type: int keys stay ints), a tuple is {"tuple": [...]}, a list is a JSON
+#     list, a tensor is {"tensor": name} (+ "requires_grad", "parameter"), a NumPy array
+#     {"ndarray": name}, a NumPy scalar {"npscalar": name}; None/bool/int/float/str are JSON
+#     values (NaN and infinities included). Tuples come back as tuples and lists as lists (as
+#     torch.load gives them), an OrderedDict as an OrderedDict, other dict subclasses as dicts.
+#   * The same tensor object reached twice is stored once and comes back as one object; distinct
+#     tensors that share memory (views) are stored as separate copies.
+#   * A safetensors file without our structure loads as a ``{name: Tensor}`` dict.
+# Loaded tensors share one writable buffer holding the file's data (no copy per tensor).
+
+_STRUCTURE_KEY = "graphgrad.structure"
+_MAX_HEADER = 100_000_000  # the safetensors library's limit
+
+_TO_CODE = {np.dtype(np.float16): "F16", np.dtype(np.float32): "F32",
+            np.dtype(np.float64): "F64", np.dtype(np.int8): "I8", np.dtype(np.int16): "I16",
+            np.dtype(np.int32): "I32", np.dtype(np.int64): "I64", np.dtype(np.uint8): "U8",
+            np.dtype(np.bool_): "BOOL"}
+_FROM_CODE = {code: dt for dt, code in _TO_CODE.items()}
+# Valid safetensors dtypes that graphgrad has no tensor type for (it has no bfloat16).
+_UNSUPPORTED = ("BF16", "U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3",
+                "F6_E3M2", "C64")
+
+
+class SerializationError(RuntimeError, ValueError):
+    """A file that ``load`` cannot read: corrupt, truncated, unsupported, or pickle-based.
+
+    It is both a RuntimeError (what torch.load raises for a broken archive) and a ValueError
+    (bad file contents), so either ``except`` catches it.
+    """
+
+
+# -- save -----------------------------------------------------------------------------------
+def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False) -> None:
+    """Saves tensors, state dicts and optimizer state dicts to ``f`` (a path or binary file).
+
+    A path is written atomically: a temporary file in the same directory is written, flushed,
+    fsynced and renamed over ``f``, so a crash leaves the previous file intact. Only tensors,
+    NumPy arrays and scalars, dict/list/tuple, str, int, float, bool and None can be stored; the
+    pickle arguments are accepted for torch compatibility and ignored (nothing is pickled).
+
+    >>> import io, graphgrad as torch
+    >>> buf = io.BytesIO()
+    >>> torch.save({"w": torch.ones(2), "step": 3}, buf)
+    >>> _ = buf.seek(0)
+    >>> torch.load(buf)
+    {'w': tensor([1., 1.]), 'step': 3}
+    """
+    arrays: dict[str, np.ndarray] = {}
+    structure = _Encoder(arrays).encode(obj)
+    header, ordered = _layout(arrays, {"format": "pt",
+                                       _STRUCTURE_KEY: json.dumps(structure,
+                                                                  separators=(",", ":"))})
+    if isinstance(f, (str, bytes, os.PathLike)):
+        _atomic_write(f, header, ordered)
+    elif hasattr(f, "write"):
+        _write_file(f, header, ordered)
+        if hasattr(f, "flush"):
+            f.flush()
+    else:
+        raise TypeError(f"save() expected a path or a writable binary file, got "
+                        f"{type(f).__name__}")
+
+
+class _Encoder:
+    """Turns a Python structure into JSON, collecting its arrays under unique names."""
+
+    def __init__(self, arrays: dict) -> None:
+        self.arrays = arrays
+        self.names_by_id: dict[int, str] = {}
+        self.keep: list = []  # keeps encoded objects alive so their ids stay unique
+        self.active: set[int] = set()
+
+    def encode(self, obj):
+        return self._node(obj, [])
+
+    def _name(self, obj, path) -> str:
+        base = ".".join(path) or "tensor"
+        name, k = base, 1
+        while name in self.arrays or name == "__metadata__":
+            k += 1
+            name = f"{base}#{k}"
+        self.names_by_id[id(obj)] = name
+        self.keep.append(obj)
+        return name
+
+    def _array(self, obj, data, path) -> str:
+        name = self.names_by_id.get(id(obj))
+        if name is None:
+            if data.dtype not in _TO_CODE:
+                raise TypeError(f"graphgrad.save cannot store dtype {data.dtype} (at "
+                                f"{'.'.join(path) or 'top level'})")
+            name = self._name(obj, path)
+            self.arrays[name] = data
+        return name
+
+    def _node(self, obj, path):
+        if obj is None or isinstance(obj, (bool, str)):
+            return obj
+        if isinstance(obj, Tensor):
+            node = {"tensor": self._array(obj, obj._data, path)}
+            if obj._rg:
+                node["requires_grad"] = True
+            if type(obj).__name__ == "Parameter":
+                node["parameter"] = True
+            return node
+        if isinstance(obj, np.ndarray):
+            return {"ndarray": self._array(obj, obj, path)}
+        if isinstance(obj, np.generic):
+            return {"npscalar": self._array(obj, np.asarray(obj), path)}
+        if isinstance(obj, (int, float)):
+            return obj
+        if isinstance(obj, (dict, list, tuple)):
+            if id(obj) in self.active:
+                raise ValueError("graphgrad.save cannot store a self-referencing structure "
+                                 f"(at {'.'.join(path) or 'top level'})")
+            self.active.add(id(obj))
+            try:
+                return self._container(obj, path)
+            finally:
+                self.active.discard(id(obj))
+        raise TypeError(
+            f"graphgrad.save cannot store a {type(obj).__name__} (at "
+            f"{'.'.join(path) or 'top level'}): it stores tensors, NumPy arrays, dict, list, "
+            "tuple, str, int, float, bool and None, and never pickles objects. Save a model's "
+            "or optimizer's state_dict() instead.")
+
+    def _container(self, obj, path):
+        if isinstance(obj, dict):
+            items = []
+            for k, v in obj.items():
+                if isinstance(k, (Tensor, np.ndarray, dict, list)):
+                    raise TypeError(f"graphgrad.save cannot store a dict key of type "
+                                    f"{type(k).__name__}")
+                items.append([self._node(k, path), self._node(v, [*path, str(k)])])
+            node = {"dict": items}
+            if isinstance(obj, collections.OrderedDict):
+                node["ordered"] = True
+            return node
+        items = [self._node(v, [*path, str(i)]) for i, v in enumerate(obj)]
+        return {"tuple": items} if isinstance(obj, tuple) else items
+
+
+def _layout(arrays: dict, metadata: dict):
+    """The header bytes (length prefix included) and the arrays in file order."""
+    # Larger items first, so each tensor starts at a multiple of its item size (the header is
+    # padded to 8 bytes); a stable sort keeps the caller's order within one size.
+    ordered = sorted(arrays.items(), key=lambda kv: -kv[1].dtype.itemsize)
+    header = {"__metadata__": metadata}
+    offset = 0
+    for name, a in ordered:
+        nbytes = a.size * a.dtype.itemsize
+        header[name] = {"dtype": _TO_CODE[a.dtype], "shape": list(a.shape),
+                        "data_offsets": [offset, offset + nbytes]}
+        offset += nbytes
+    raw = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    raw += b" " * (-(8 + len(raw)) % 8)
+    return len(raw).to_bytes(8, "little") + raw, [a for _, a in ordered]
+
+
+def _write_array(fh, a: np.ndarray) -> None:
+    le = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
+    fh.write(le.reshape(-1).view(np.uint8).data)
+
+
+def _write_file(fh, header: bytes, arrays) -> None:
+    fh.write(header)
+    for a in arrays:
+        _write_array(fh, a)
+
+
+def _atomic_write(path, header: bytes, arrays) -> None:
+    path = os.fsdecode(os.fspath(path))
+    if os.path.islink(path):
+        path = os.path.realpath(path)  # replace the file the link points to, not the link
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(directory,
+                       f".{os.path.basename(path)}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    # 0o666 minus the umask: the file gets the permissions a plain open() would give it.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            _write_file(fh, header, arrays)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    # The rename itself is durable once the directory entry is synced (POSIX only).
+    if hasattr(os, "O_DIRECTORY"):
+        with contextlib.suppress(OSError):
+            dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+
+
+# -- load -----------------------------------------------------------------------------------
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
+         **pickle_load_args):
+    """Loads what ``save`` wrote (or any safetensors file) from a path or binary file.
+
+    ``map_location``, ``weights_only`` and ``mmap`` are accepted for torch compatibility: every
+    load is weights-only (nothing is unpickled) and lands on the CPU. A pickle-based file (what
+    ``torch.save`` writes) is refused with a SerializationError, since unpickling can run code.
+    """
+    if isinstance(map_location, (str, _device_cls)):
+        from ._device import check_device
+
+        check_device(map_location)
+    buf, name = _read(f)
+    header, data_start = _parse_header(buf, name)
+    metadata = header.pop("__metadata__", None) or {}
+    if not isinstance(metadata, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
+        raise SerializationError(f"{name}: corrupt safetensors header: __metadata__ must map "
+                                 "strings to strings")
+    arrays = _arrays(header, buf, data_start, name)
+    if _STRUCTURE_KEY not in metadata:
+        return {k: wrap(a, False, None) for k, a in arrays.items()}
+    try:
+        structure = json.loads(metadata[_STRUCTURE_KEY])
+        return _Decoder(arrays).node(structure)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as e:
+        raise SerializationError(f"{name}: corrupt graphgrad structure metadata "
+                                 f"({type(e).__name__}: {e})") from None
+
+
+def _read(f):
+    if isinstance(f, (str, bytes, os.PathLike)):
+        name = os.fsdecode(os.fspath(f))
+        with open(name, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            buf = bytearray(size)
+            n = fh.readinto(buf)
+        return (buf if n == size else buf[:n]), repr(name)
+    if hasattr(f, "read"):
+        name = getattr(f, "name", None)
+        label = repr(name) if isinstance(name, str) else f"<{type(f).__name__}>"
+        data = f.read()
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"load() expected a binary file, got {type(f).__name__}")
+        return bytearray(data), label
+    raise TypeError(f"load() expected a path or a readable binary file, got {type(f).__name__}")
+
+
+def _not_ours(buf, name: str):
+    """A SerializationError naming what ``buf`` looks like, for a file that is not safetensors."""
+    if buf[:4] == b"PK\x03\x04" or (buf[:1] == b"\x80" and buf[1:2] in b"\x02\x03\x04\x05"):
+        return SerializationError(
+            f"{name} is a pickle-based checkpoint (as torch.save writes). graphgrad does not "
+            "unpickle files, for safety: unpickling can run arbitrary code. Convert it once "
+            "in PyTorch with safetensors.torch.save_file(torch.load(path), new_path) and load "
+            "the new file.")
+    if buf[:6] == b"\x93NUMPY":
+        return SerializationError(f"{name} is a NumPy .npy file, not a safetensors checkpoint")
+    return None
+
+
+def _parse_header(buf, name: str):
+    if len(buf) < 8:
+        raise _not_ours(buf, name) or SerializationError(
+            f"{name}: file is truncated or empty ({len(buf)} bytes; a safetensors file starts "
+            "with an 8-byte header length)")
+    n = int.from_bytes(buf[:8], "little")
+    if n > len(buf) - 8 or n > _MAX_HEADER or buf[8:9] != b"{":
+        err = _not_ours(buf, name)
+        if err is not None:
+            raise err
+        if n > _MAX_HEADER:
+            raise SerializationError(f"{name}: not a safetensors file (header length {n} is "
+                                     f"over the {_MAX_HEADER}-byte limit)")
+        if n > len(buf) - 8:
+            raise SerializationError(f"{name}: file is truncated (header length {n} but only "
+                                     f"{len(buf) - 8} bytes follow)")
+        raise SerializationError(f"{name}: not a safetensors file (the JSON header does not "
+                                 "start with '{')")
+    try:
+        header = json.loads(bytes(buf[8:8 + n]).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise SerializationError(f"{name}: corrupt safetensors header ({e})") from None
+    if not isinstance(header, dict):
+        raise SerializationError(f"{name}: corrupt safetensors header (not a JSON object)")
+    return header, 8 + n
+
+
+def _arrays(header: dict, buf, start: int, name: str) -> dict:
+    data_len = len(buf) - start
+    out = {}
+    for key, info in header.items():
+        where = f"{name}: tensor {key!r}"
+        try:
+            code, shape, (begin, end) = info["dtype"], info["shape"], info["data_offsets"]
+            ok = (all(isinstance(s, int) and s >= 0 for s in shape) and isinstance(begin, int)
+                  and isinstance(end, int) and 0 <= begin <= end)
+        except (TypeError, KeyError, ValueError):
+            ok = False
+        if not ok:
+            raise SerializationError(f"{where} has a corrupt header entry: {info!r}")
+        dt = _FROM_CODE.get(code)
+        if dt is None:
+            if code in _UNSUPPORTED:
+                raise SerializationError(f"{where} has dtype {code}, which graphgrad does not "
+                                         f"support (supported: {', '.join(_FROM_CODE)})")
+            raise SerializationError(f"{where} has an unknown dtype {code!r}")
+        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        if end - begin != count * dt.itemsize:
+            raise SerializationError(f"{where}: data_offsets {[begin, end]} hold {end - begin} "
+                                     f"bytes but shape {shape} of {code} needs "
+                                     f"{count * dt.itemsize}")
+        if end > data_len:
+            raise SerializationError(f"{name}: file is truncated: tensor {key!r} ends at byte "
+                                     f"{end} of the data but the file holds {data_len}")
+        a = np.frombuffer(buf, dtype=dt.newbyteorder("<"), count=count, offset=start + begin)
+        if not a.dtype.isnative or (start + begin) % dt.itemsize:
+            a = a.astype(dt)  # big-endian host, or an unaligned tensor from another writer
+        out[key] = a.reshape(shape)
+    return out
+
+
+class _Decoder:
+    """Rebuilds the Python structure from its JSON description; see Note [Checkpoint format]."""
+
+    def __init__(self, arrays: dict) -> None:
+        self.arrays = arrays
+        self.made: dict[str, object] = {}
+
+    def node(self, n):
+        # Iterative over containers would gain nothing: depth is that of the user's structure.
+        if isinstance(n, list):
+            return [self.node(x) for x in n]
+        if not isinstance(n, dict):
+            return n
+        if "dict" in n:
+            items = ((self._key(k), self.node(v)) for k, v in n["dict"])
+            return collections.OrderedDict(items) if n.get("ordered") else dict(items)
+        if "tuple" in n:
+            return tuple(self.node(x) for x in n["tuple"])
+        for kind in ("tensor", "ndarray", "npscalar"):
+            if kind in n:
+                return self._leaf(kind, n)
+        raise ValueError(f"unknown structure node {n!r}")
+
+    def _key(self, k):
+        k = self.node(k)
+        return tuple(k) if isinstance(k, list) else k  # keys must be hashable
+
+    def _leaf(self, kind: str, n: dict):
+        name = n[kind]
+        if name in self.made:
+            return self.made[name]
+        a = self.arrays[name]
+        if kind == "ndarray":
+            obj = a
+        elif kind == "npscalar":
+            obj = a[()]
+        elif n.get("parameter"):
+            from .nn.parameter import Parameter
+
+            obj = Parameter(wrap(a, False, None), bool(n.get("requires_grad")))
+        else:
+            obj = wrap(a, bool(n.get("requires_grad")) and a.dtype.kind == "f", None)
+        self.made[name] = obj
+        return obj
