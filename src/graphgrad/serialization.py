@@ -11,7 +11,6 @@ import collections
 import contextlib
 import json
 import os
-import secrets
 
 import numpy as np
 
@@ -206,7 +205,7 @@ def _atomic_write(path, header: bytes, arrays) -> None:
         path = os.path.realpath(path)  # replace the file the link points to, not the link
     directory = os.path.dirname(os.path.abspath(path))
     tmp = os.path.join(directory,
-                       f".{os.path.basename(path)}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+                       f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     # 0o666 minus the umask: the file gets the permissions a plain open() would give it.
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
@@ -280,12 +279,13 @@ def _read(f):
 
 def _not_ours(buf, name: str):
     """A SerializationError naming what ``buf`` looks like, for a file that is not safetensors."""
-    if buf[:4] == b"PK\x03\x04" or (buf[:1] == b"\x80" and buf[1:2] in b"\x02\x03\x04\x05"):
+    pickled = len(buf) > 1 and buf[0] == 0x80 and 2 <= buf[1] <= 5  # PROTO opcode, protocol
+    if buf[:4] == b"PK\x03\x04" or pickled:
         return SerializationError(
-            f"{name} is a pickle-based checkpoint (as torch.save writes). graphgrad does not "
-            "unpickle files, for safety: unpickling can run arbitrary code. Convert it once "
-            "in PyTorch with safetensors.torch.save_file(torch.load(path), new_path) and load "
-            "the new file.")
+            f"{name} is a pickle or zip file, not safetensors (torch.save writes pickles in a "
+            "zip archive). graphgrad does not unpickle files, for safety: unpickling can run "
+            "arbitrary code. Convert it once in PyTorch with "
+            "safetensors.torch.save_file(torch.load(path), new_path) and load the new file.")
     if buf[:6] == b"\x93NUMPY":
         return SerializationError(f"{name} is a NumPy .npy file, not a safetensors checkpoint")
     return None

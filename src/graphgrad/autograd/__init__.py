@@ -22,6 +22,7 @@ from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 __all__ = [
     "backward", "grad", "gradcheck", "GradcheckError", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled",
-    "grad_mode", "graph", "functional", "function", "Function", "errors", "detect_anomaly", "set_detect_anomaly",
+    "grad_mode", "graph", "functional", "function", "Function", "errors", "detect_anomaly",
+    "set_detect_anomaly",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "gradgradcheck",
 ]

@@ -338,7 +338,9 @@ def einsum(*args):
 
 # -- tensordot ---------------------------------------------------------------------------------
 def _tensordot_fwd(xp, a, b, plan, axes):
-    if axes is None:  # a size-1 contracted dim broadcasts, which np.tensordot refuses
+    # np.tensordot (BLAS) pays ~10 us of Python: worth it for large products only; it also
+    # refuses a size-1 contracted dim that broadcasts (axes is None then)
+    if axes is None or not plan.optimize:
         return xp.einsum(plan.eq, a, b, optimize=plan.optimize)
     return xp.tensordot(a, b, axes)
 
@@ -498,20 +500,29 @@ _TORCH_NAME = {"float64": "Double", "float32": "Float", "float16": "Half", "int6
                "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
-def _check_tensors(name, **tensors):
-    for i, (arg, x) in enumerate(tensors.items()):
+_ARG_NAMES = {"addmm": ("input", "mat1", "mat2"), "baddbmm": ("input", "batch1", "batch2"),
+              "addbmm": ("input", "batch1", "batch2"), "addmv": ("input", "mat", "vec"),
+              "addr": ("input", "vec1", "vec2")}
+
+
+def _check_tensors(name, a, b, c):
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and isinstance(c, Tensor):
+        return
+    for i, x in enumerate((a, b, c)):
         if not isinstance(x, Tensor):
-            raise TypeError(f"{name}(): argument '{arg}' (position {i + 1}) must be Tensor, not "
-                            f"{type(x).__name__}")
+            raise TypeError(f"{name}(): argument '{_ARG_NAMES[name][i]}' (position {i + 1}) must "
+                            f"be Tensor, not {type(x).__name__}")
 
 
-def _check_same_dtype(name, *tensors):
-    dtypes = [x._data.dtype for x in tensors]
-    if any(d != dtypes[0] for d in dtypes):
-        got = ", ".join(_TORCH_NAME.get(d.name, d.name) for d in dtypes)
+def _check_same_dtype(name, a, b, c):
+    d = a._data.dtype
+    if b._data.dtype == d and c._data.dtype == d and d.kind != "b":
+        return
+    if b._data.dtype != d or c._data.dtype != d:
+        got = ", ".join(_TORCH_NAME.get(x._data.dtype.name, x._data.dtype.name)
+                        for x in (a, b, c))
         raise RuntimeError(f"{name}: input tensors must have the same dtype, but got {got}")
-    if dtypes[0] == np.bool_:
-        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
+    raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
 
 
 def _check_ndim(name, x, arg, ndim):
@@ -542,8 +553,10 @@ def _coefficients(dtype, beta, alpha, name):
 
 
 def _apply(op, input, x, y, shape, beta, alpha, dtype, cast=False):
-    _check_expandable(input, shape)
-    beta, alpha = _coefficients(dtype, beta, alpha, op.name)
+    if input._data.shape != shape:
+        _check_expandable(input, shape)
+    if type(beta) is not int or type(alpha) is not int:
+        beta, alpha = _coefficients(dtype, beta, alpha, op.name)
     params = {"beta": beta, "alpha": alpha}
     if cast:
         params["dtype"] = dtype
@@ -557,7 +570,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     >>> torch.addmm(torch.zeros(2), torch.ones(2, 3), torch.ones(3, 2), alpha=2).tolist()
     [[6.0, 6.0], [6.0, 6.0]]
     """
-    _check_tensors("addmm", input=input, mat1=mat1, mat2=mat2)
+    _check_tensors("addmm", input, mat1, mat2)
     _check_ndim("addmm", mat1, "mat1", 2)
     _check_ndim("addmm", mat2, "mat2", 2)
     (n, k), (k2, p) = mat1._data.shape, mat2._data.shape
@@ -569,13 +582,13 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * bmm(batch1, batch2)``."""
-    _check_tensors("baddbmm", input=input, batch1=batch1, batch2=batch2)
+    _check_tensors("baddbmm", input, batch1, batch2)
     return _batched(BADDBMM, input, batch1, batch2, beta, alpha, batch_dim=True)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """``beta * input + alpha * sum(bmm(batch1, batch2), 0)``."""
-    _check_tensors("addbmm", input=input, batch1=batch1, batch2=batch2)
+    _check_tensors("addbmm", input, batch1, batch2)
     return _batched(ADDBMM, input, batch1, batch2, beta, alpha, batch_dim=False)
 
 
@@ -596,7 +609,7 @@ def _batched(op, input, batch1, batch2, beta, alpha, batch_dim):
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)``."""
-    _check_tensors("addmv", input=input, mat=mat, vec=vec)
+    _check_tensors("addmv", input, mat, vec)
     if mat._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input._data.ndim}, "
                            f"{mat._data.ndim}, {vec._data.ndim}")
@@ -610,7 +623,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)`` (dtypes promote, unlike addmm)."""
-    _check_tensors("addr", input=input, vec1=vec1, vec2=vec2)
+    _check_tensors("addr", input, vec1, vec2)
     for arg, v in (("vec1", vec1), ("vec2", vec2)):
         if v._data.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {arg}, but got {v._data.ndim}-D")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import multiprocessing
 import queue
 import time
 
@@ -179,6 +178,9 @@ class DataLoader:
 def _mp_context(ctx, num_workers):
     if ctx is None:
         return None
+    import multiprocessing
+    import multiprocessing.context
+
     if num_workers == 0:
         raise ValueError("multiprocessing_context can only be used with multi-process loading "
                          f"(num_workers > 0), but got num_workers={num_workers}")
@@ -251,6 +253,9 @@ class _MultiProcessIter(_BaseIter):
         super().__init__(loader)
         self._prefetch_factor = loader.prefetch_factor
         self._persistent = loader.persistent_workers
+        # Imported here: most programs never start workers, and the import costs ~20 ms.
+        import multiprocessing
+
         ctx = loader.multiprocessing_context or multiprocessing.get_context()
         self._result_queue = ctx.Queue()
         self._done_event = ctx.Event()
