@@ -38,8 +38,10 @@ from ..ops.pooling import (
 )
 from ..ops.resample import adaptive_avg_pool1d, adaptive_avg_pool2d, interpolate
 from ..ops.structure import pad
+from ._functional.linear import bilinear, linear
 
-__all__ = ["softmax", "log_softmax", "relu", "relu_", "sigmoid", "tanh", "elu", "elu_", "selu",
+__all__ = ["linear", "bilinear",
+           "softmax", "log_softmax", "relu", "relu_", "sigmoid", "tanh", "elu", "elu_", "selu",
            "selu_", "celu", "celu_", "gelu", "silu", "mish", "hardtanh", "hardtanh_", "relu6",
            "leaky_relu", "leaky_relu_", "hardsigmoid", "hardswish", "softplus", "softsign",
            "tanhshrink", "logsigmoid", "one_hot", "pad",
