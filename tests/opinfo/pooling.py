@@ -93,6 +93,13 @@ def interpolate_samples(dtype, rng):
     yield SampleInput(a(2, 2, 5), kwargs=dict(size=8, mode="linear"), name="linear")
     yield SampleInput(a(1, 2, 6), kwargs=dict(scale_factor=0.5, mode="linear",
                                               align_corners=True), name="linear_down")
+    yield SampleInput(a(1, 2, 5), kwargs=dict(size=7, mode="nearest-exact"),
+                      name="nearest_exact1d")
+    yield SampleInput(a(1, 1, 2, 3, 2), kwargs=dict(size=(3, 2, 3)), name="nearest3d")
+    yield SampleInput(a(1, 1, 2, 3, 2), kwargs=dict(scale_factor=1.5, mode="nearest-exact"),
+                      name="nearest_exact3d")
+    yield SampleInput(a(1, 1, 2, 3, 2), kwargs=dict(size=(3, 4, 3), mode="trilinear"),
+                      name="trilinear")
     yield SampleInput(NonContig(a(1, 2, 5, 6)), kwargs=dict(size=(3, 4), mode="area"),
                       name="area")
 

@@ -57,9 +57,14 @@ def _versioned_entries(node):
     return entries
 
 
-def modified_error(node, i, cell, expected) -> SavedTensorModifiedError:
-    entries = _versioned_entries(node)
-    array, owner, label = entries[i] if i < len(entries) else (None, None, f"saved value {i}")
+def modified_error(node, i, cell, expected, entry=None) -> SavedTensorModifiedError:
+    """Saved value ``i`` of ``node`` is at version ``cell[0]`` instead of ``expected``;
+    ``entry`` (array, its grad_fn, label) describes it when the node is not an op's (a custom
+    Function's saved tensors)."""
+    if entry is None:
+        entries = _versioned_entries(node)
+        entry = entries[i] if i < len(entries) else (None, None, f"saved value {i}")
+    array, owner, label = entry
     what = _describe(array) if array is not None else "a saved tensor"
     if owner is not None:
         what += f", which is output 0 of {_name(owner)},"

@@ -16,6 +16,7 @@ from ..ops._namespace import DIFF, RAW, sum_to_array
 from . import sites
 from .anomaly import _state as _anomaly
 from .diagnose import anomaly_error, freed_error, modified_error
+from .errors import AutogradError
 from .grad_mode import state as _mode
 from .graph import AccumulateGrad, Freed, Packed, Slots, next_sequence, unpack_value
 
@@ -38,12 +39,20 @@ def _root_grads(tensors, grad_tensors, create_graph):
         if not isinstance(t, Tensor):
             raise TypeError(f"backward expected tensors, got {type(t).__name__}")
         if not t._rg:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
-                               "a grad_fn")
+            raise AutogradError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn",
+                shapes=[list(t._data.shape)],
+                fix="the tensor has no graph: make sure it was computed with grad mode on (not "
+                    "under no_grad/inference_mode), from a tensor with requires_grad=True, and "
+                    "not through .detach(), .item(), .numpy() or torch.tensor(...)")
         g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
         if g is None:
             if t._data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                raise AutogradError(
+                    "grad can be implicitly created only for scalar outputs",
+                    shapes=[list(t._data.shape)],
+                    fix="reduce the output to a scalar first (loss.sum() or loss.mean()), or "
+                        "pass gradient=torch.ones_like(output) to backward()")
             g = np.array(1, dtype=t._data.dtype).reshape(t._data.shape)
             if create_graph:
                 g = wrap(g, False, None)
@@ -51,9 +60,11 @@ def _root_grads(tensors, grad_tensors, create_graph):
             if not isinstance(g, Tensor):
                 g = wrap(np.full_like(t._data, g), False, None)
             if g._data.shape != t._data.shape:
-                raise RuntimeError(
+                raise AutogradError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
-                    f"output[{i}] has a shape of {t.shape}.")
+                    f"output[{i}] has a shape of {t.shape}.",
+                    shapes=[list(g._data.shape), list(t._data.shape)],
+                    fix="the gradient passed for each output must have that output's shape")
             if not create_graph:
                 user_arrays.add(id(g._data))
                 g = g._data
@@ -470,7 +481,10 @@ def _input_targets(inputs):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor inputs, got {type(t).__name__}")
         if not t._rg:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+            raise AutogradError("One of the differentiated Tensors does not require grad",
+                                shapes=[list(t._data.shape)],
+                                fix=f"input {i} has requires_grad=False; create it with "
+                                    "requires_grad=True or call .requires_grad_() on it")
         node = t._fn if t.grad_fn is not None else t._accumulator()
         targets.setdefault(node, []).append(i)
     return targets
@@ -511,9 +525,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t, g in zip(inputs, captured):
         if g is None:
             if not allow_unused:
-                raise RuntimeError(
+                raise AutogradError(
                     "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior.")
+                    "graph. Set allow_unused=True if this is the desired behavior.",
+                    shapes=[list(t._data.shape)],
+                    fix=f"input {len(results)} does not reach the outputs (was it replaced, "
+                        "detached, or used only under no_grad?); pass allow_unused=True to get "
+                        "None for it")
             results.append(wrap(np.zeros_like(t._data), False, None) if materialize_grads
                            else None)
         elif isinstance(g, Tensor):

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor, version_cell, wrap
 from ..ops._opdef import OpDef
+from .diagnose import freed_error, modified_error
 from .grad_mode import state as _mode
 from .graph import (
     Freed,
@@ -29,18 +30,6 @@ from .graph import (
 )
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
-
-_FREED_MESSAGE = (
-    "Trying to backward through the graph a second time (or directly access saved tensors after "
-    "they have already been freed). Saved intermediate values of the graph are freed when you "
-    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
-    "through the graph a second time or if you need to access saved tensors after calling "
-    "backward."
-)
-
-_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-               "int64": "LongTensor", "int32": "IntTensor", "bool": "BoolTensor"}
-
 
 class FunctionCtx:
     """What ``forward``/``setup_context`` may call on ``ctx``."""
@@ -96,7 +85,7 @@ class BackwardCFunction(Node, FunctionCtx):
         if box is None:
             saved = self._saved
             if type(saved) is Freed:
-                raise RuntimeError(_FREED_MESSAGE)
+                raise freed_error(self, saved, ())
             if not saved:
                 return ()
             box = saved[0]
@@ -109,14 +98,8 @@ class BackwardCFunction(Node, FunctionCtx):
             else:
                 t, cell, version = entry
                 if cell[0] != version:
-                    raise RuntimeError(
-                        "one of the variables needed for gradient computation has been "
-                        "modified by an inplace operation: "
-                        f"[torch.{_TYPE_NAMES.get(t._data.dtype.name, 'Tensor')} "
-                        f"{list(t._data.shape)}], which is saved by {type(self).__name__}, is at "
-                        f"version {cell[0]}; expected version {version} instead. Hint: the "
-                        "tensor was changed in place after it was saved for backward; use an "
-                        "out-of-place op or save a .clone().")
+                    raise modified_error(self, len(out), cell, version,
+                                         (t._data, t.grad_fn, "save_for_backward"))
                 out.append(t)
         return tuple(out)
 

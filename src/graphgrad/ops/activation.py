@@ -6,6 +6,7 @@ Forwards use the numerically stable forms torch computes (softplus' threshold, l
 logaddexp without overflow). Kinks follow torch's subgradient conventions, read off the masks
 in each rule. Activations that torch only has in ``torch.nn.functional`` are defined here but
 exported by ``graphgrad.nn.functional``; ``__all__`` lists the ones torch has at top level.
+The in-place forms (``elu_``, ``Tensor.lerp_``, ...) are built with ``inplace._make_inplace``.
 """
 
 from __future__ import annotations

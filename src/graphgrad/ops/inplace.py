@@ -14,6 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor, version_cell, wrap
 from ..autograd import sites as _sites
+from ..autograd.errors import AutogradError
 from ..autograd.grad_mode import state as _mode
 from . import elementwise as E
 from ._dispatch import _scalar, apply, unary
@@ -33,8 +34,11 @@ def _check_target(self, name, recording):
     if self._view is not None:
         check_inplace_view(self, _mode.grad_enabled and (recording or self._view[0]._rg))
     elif _mode.grad_enabled and self._rg and self._fn is None:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
-                           "operation.")
+        raise AutogradError(
+            "a leaf Variable that requires grad is being used in an in-place operation.",
+            shapes=[list(self._data.shape)],
+            fix="update parameters inside `with torch.no_grad():` (as optimizers do), or "
+                "apply the op to a clone: y = x.clone(); y.add_(...)")
     if self._inf and not _mode.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
                            "allowed.You can make a clone to get a normal tensor before doing "

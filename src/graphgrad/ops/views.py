@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _tensor
+from ..autograd.errors import AutogradError
 from ..autograd.grad_mode import state as _mode
 from ._dispatch import _edge, _new_node, unary
 from ._opdef import defop
@@ -94,8 +95,11 @@ def check_inplace_view(t, recording):
     if not recording:
         return
     if base._rg and base._fn is None and info[2] != "no_grad":
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
+        raise AutogradError(
+            "a view of a leaf Variable that requires grad is being used in an in-place "
+            "operation.", shapes=[list(base._data.shape)],
+            fix="change the leaf under `with torch.no_grad():`, or clone it before taking the "
+                "view")
     creation = info[2]
     if creation == "no_grad" and base._rg:
         raise RuntimeError(
