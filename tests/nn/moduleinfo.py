@@ -156,4 +156,21 @@ ACTIVATIONS = [
                variant="eval"),
 ]
 
+
+
+def _family(name: str) -> list[ModuleInfo]:
+    """``INFOS`` of the family file tests/nn/<name>.py (it reads ``ModuleInfo`` from this module,
+    registered in ``sys.modules`` as ``_gg_moduleinfo`` by test_modules.py)."""
+    import importlib.util
+    import pathlib
+
+    spec = importlib.util.spec_from_file_location(f"_gg_{name}",
+                                                  pathlib.Path(__file__).parent / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.INFOS
+
+
 MODULE_INFOS: list[ModuleInfo] = LINEAR + ACTIVATIONS
+MODULE_INFOS += _family("moduleinfo_conv")
+MODULE_INFOS += _family("moduleinfo_rnn")

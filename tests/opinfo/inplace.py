@@ -224,5 +224,30 @@ def index_put_ops() -> list[OpInfo]:
             OpInfo("Tensor.index_put_", index_put, samples)]
 
 
+def gather_family_ops() -> list[OpInfo]:
+    """scatter_, scatter_add_, index_add_, masked_fill_ on a clone, with the out-of-place
+    op's samples (the OpInfos in gather.py)."""
+    from . import gather as G
+
+    # an in-place op cannot grow self to the broadcast shape: torch raises there
+    grows = ("input_broadcast", "tensor_value_broadcast")
+
+    def masked_fill_samples(dtype, rng):
+        return (s for s in G.masked_fill_samples(dtype, rng) if s.name not in grows)
+
+    def masked_fill_errors():
+        rng = np.random.default_rng(0)
+        for s in G.masked_fill_samples(np.float64, rng):
+            if s.name in grows:
+                yield ErrorInput(s, RuntimeError, s.name)
+
+    table = (("scatter_", G.scatter_samples, None),
+             ("scatter_add_", G.scatter_add_samples, None),
+             ("index_add_", G.index_add_samples, None),
+             ("masked_fill_", masked_fill_samples, masked_fill_errors))
+    return [OpInfo(f"Tensor.{name}", on_clone(name), samples, dtypes=FLOAT_INT, errors=errors)
+            for name, samples, errors in table]
+
+
 def op_db() -> list[OpInfo]:
-    return elementwise_ops() + overwrite_ops() + index_put_ops()
+    return elementwise_ops() + overwrite_ops() + index_put_ops() + gather_family_ops()

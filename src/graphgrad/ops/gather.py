@@ -489,8 +489,14 @@ def one_hot(tensor, num_classes=-1):
 
 
 def _bind():
+    from .inplace import _make_inplace
+
     for name in __all__:
         setattr(Tensor, name, globals()[name])
+    # In-place forms: the out-of-place rules of these ops never read the old values of
+    # ``self`` (only indices and masks), so no copy of them is kept.
+    for name in ("scatter", "scatter_add", "index_add", "masked_fill"):
+        setattr(Tensor, name + "_", _make_inplace(name + "_", globals()[name], False))
 
 
 _bind()

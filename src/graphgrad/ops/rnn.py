@@ -35,8 +35,9 @@ def _prev_states(ns, out, h0, reverse, width=None):
     return ns.cat([first, ns.getitem(h, slice(0, -1))], 0)
 
 
-def _stack(ns, steps, reverse):
-    if reverse:
+def _stack(ns, steps, flip):
+    """The per-step gradients (collected in backward order) stacked in time order."""
+    if flip:
         steps = steps[::-1]
     return ns.cat([ns.reshape(s, (1,) + tuple(s.shape)) for s in steps], 0)
 
@@ -72,14 +73,14 @@ def _rnn_vjp(ns, g, gi, h0, w_hh, b_hh, out, nonlinearity, reverse):
         dact = ns.const((ns.raw(out) > 0).astype(ns.raw(out).dtype))
     dh = None
     steps = []
-    for t in _order(T, reverse):
+    for t in _order(T, not reverse):
         d = ns.getitem(g, t)
         if dh is not None:
             d = d + dh
         da = d * ns.getitem(dact, t)
         steps.append(da)
         dh = ns.matmul(da, w_hh)
-    dpre = _stack(ns, steps, reverse)
+    dpre = _stack(ns, steps, not reverse)
     dw = _weight_grad(ns, dpre, _prev_states(ns, out, h0, reverse))
     return dpre, dh, dw, None if b_hh is None else _bias_sum(ns, dpre)
 
@@ -146,14 +147,10 @@ def _lstm_vjp(ns, g, gi, h0, c0, w_hh, b_hh, w_hr, out, acts, reverse):
     tc_all = ns.tanh(c_all)
     dh = dc = None
     dgates, dhs = [], []
-    last = None
-    for t in _order(T, reverse):
+    for t in _order(T, not reverse):
         a = ns.getitem(acts, t)
-        i, f = ns.getitem(a, (slice(None), slice(0, H))), ns.getitem(a, (slice(None), slice(H, 2 * H)))
-        gg = ns.getitem(a, (slice(None), slice(2 * H, 3 * H)))
-        o = ns.getitem(a, (slice(None), slice(3 * H, None)))
+        i, f, gg, o = (ns.getitem(a, (slice(None), slice(k * H, (k + 1) * H))) for k in range(4))
         tc = ns.getitem(tc_all, t)
-        c_prev = c0 if last is None and False else None
         d_h = ns.getitem(g, (t, slice(None), slice(0, P)))
         if dh is not None:
             d_h = d_h + dh
@@ -175,14 +172,13 @@ def _lstm_vjp(ns, g, gi, h0, c0, w_hh, b_hh, w_hr, out, acts, reverse):
         dgates.append(dgate)
         dh = ns.matmul(dgate, w_hh)
         dc = d_c * f
-        last = t
-    dpre = _stack(ns, dgates, reverse)
+    dpre = _stack(ns, dgates, not reverse)
     dw_hh = _weight_grad(ns, dpre, _prev_states(ns, out, h0, reverse, P))
     db = None if b_hh is None else _bias_sum(ns, dpre)
     dw_hr = None
     if w_hr is not None:
         o_all = ns.getitem(acts, (Ellipsis, slice(3 * H, None)))
-        dw_hr = _weight_grad(ns, _stack(ns, dhs, reverse), o_all * tc_all)
+        dw_hr = _weight_grad(ns, _stack(ns, dhs, not reverse), o_all * tc_all)
     return dpre, dh, dc, dw_hh, db, dw_hr
 
 
@@ -246,11 +242,9 @@ def _gru_vjp(ns, g, gi, h0, w_hh, b_hh, out, aux, reverse):
         aux = _gru_aux(ns, gi, h0, w_hh, b_hh, out, reverse)
     dh = None
     dgis, dghs = [], []
-    for t in _order(T, reverse):
+    for t in _order(T, not reverse):
         a = ns.getitem(aux, t)
-        r, z = ns.getitem(a, (slice(None), slice(0, H))), ns.getitem(a, (slice(None), slice(H, 2 * H)))
-        n = ns.getitem(a, (slice(None), slice(2 * H, 3 * H)))
-        ghn = ns.getitem(a, (slice(None), slice(3 * H, None)))
+        r, z, n, ghn = (ns.getitem(a, (slice(None), slice(k * H, (k + 1) * H))) for k in range(4))
         prev = t + 1 if reverse else t - 1
         h_prev = h0 if prev < 0 or prev >= T else ns.getitem(out, prev)
         d = ns.getitem(g, t)
@@ -263,8 +257,8 @@ def _gru_vjp(ns, g, gi, h0, w_hh, b_hh, out, aux, reverse):
         dgh = ns.cat([dr, dz, dn * r], -1)
         dghs.append(dgh)
         dh = d * z + ns.matmul(dgh, w_hh)
-    dgi = _stack(ns, dgis, reverse)
-    dgh = _stack(ns, dghs, reverse)
+    dgi = _stack(ns, dgis, not reverse)
+    dgh = _stack(ns, dghs, not reverse)
     dw = _weight_grad(ns, dgh, _prev_states(ns, out, h0, reverse))
     return dgi, dh, dw, None if b_hh is None else _bias_sum(ns, dgh)
 

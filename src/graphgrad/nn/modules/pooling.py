@@ -69,8 +69,8 @@ def _unpool_size(input, indices, kernel_size, stride, padding, output_size, d, n
     if output_size is None:
         return default
     output_size = list(output_size)
-    if len(output_size) == d + 2 or (len(output_size) == d + 1 and input.dim() == d + 1):
-        output_size = output_size[-d:]
+    if len(output_size) == d + 2:
+        output_size = output_size[2:]
     if len(output_size) != d:
         raise ValueError(f"output_size should be a sequence containing {d} or {d + 2} elements, "
                          f"but it has a length of '{len(output_size)}'")
