@@ -16,6 +16,7 @@ from . import _dtype
 from ._device import CPU, check_device
 from .autograd.grad_mode import state as _mode
 from .autograd.graph import AccumulateGrad, OutputEdge, register_tensor_hook
+from .diagnostics import ledger as ledger_module
 
 __all__ = ["Tensor", "Size", "wrap"]
 
@@ -45,10 +46,14 @@ class Size(tuple):
 
 
 _new = object.__new__
+_ledger = ledger_module.ledger
+_track = ledger_module.track
 
 
 def wrap(data, requires_grad, grad_fn):
     """Makes a Tensor around an ndarray without copying (the dispatcher's fast path)."""
+    if data.nbytes >= _ledger.min_bytes:
+        _track(data)
     t = _new(Tensor)
     t._data = data
     t._rg = requires_grad

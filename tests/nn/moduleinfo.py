@@ -163,14 +163,25 @@ def _family(name: str) -> list[ModuleInfo]:
     registered in ``sys.modules`` as ``_gg_moduleinfo`` by test_modules.py)."""
     import importlib.util
     import pathlib
+    import sys
 
     spec = importlib.util.spec_from_file_location(f"_gg_{name}",
                                                   pathlib.Path(__file__).parent / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    # pytest's --doctest-modules imports this file as "moduleinfo": lend it the name the family
+    # files read while they load.
+    lent = "_gg_moduleinfo" not in sys.modules
+    if lent:
+        sys.modules["_gg_moduleinfo"] = sys.modules[__name__]
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        if lent:
+            del sys.modules["_gg_moduleinfo"]
     return module.INFOS
 
 
 MODULE_INFOS: list[ModuleInfo] = LINEAR + ACTIVATIONS
 MODULE_INFOS += _family("moduleinfo_conv")
 MODULE_INFOS += _family("moduleinfo_rnn")
+MODULE_INFOS += _family("moduleinfo_loss")

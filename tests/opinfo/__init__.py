@@ -6,6 +6,7 @@ tests in tests/ops run all of them against torch as the oracle.
 
 from . import (
     activation,
+    activation_extra,
     contraction,
     conv,
     elementwise,
@@ -26,6 +27,7 @@ OP_DB: list[OpInfo] = (
     + gather.op_db() + sorting.op_db() + activation.op_db() + structure.op_db()
     + contraction.op_db() + inplace.op_db() + conv.op_db() + pooling.op_db()
 )
+OP_DB += activation_extra.op_db()
 
 _names = [op.name for op in OP_DB]
 if len(set(_names)) != len(_names):

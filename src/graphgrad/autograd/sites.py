@@ -11,7 +11,7 @@ import linecache
 import os
 import sys
 
-__all__ = ["Site", "capture", "capture_stack", "set_capture_sites", "capture_sites",
+__all__ = ["Site", "capture", "capture_stack", "user_stacklevel", "set_capture_sites", "capture_sites",
            "is_capture_sites_enabled"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -152,3 +152,14 @@ def capture_stack(inner, limit: int = 12) -> list[Site]:
         f = f.f_back
     stack.reverse()
     return stack
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` for ``warnings.warn`` (called from the function that warns) that
+    points at the user's line instead of graphgrad's."""
+    f = _getframe(2)
+    level = 2
+    while f is not None and _is_internal(f.f_code.co_filename):
+        f = f.f_back
+        level += 1
+    return level

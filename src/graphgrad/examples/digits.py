@@ -18,7 +18,8 @@ import numpy as np
 EPOCHS = {"mlp": 30, "cnn": 20}
 QUICK_EPOCHS = {"mlp": 12, "cnn": 8}
 BATCH_SIZE = 32
-LR = 1e-3
+LR = 1e-2
+WEIGHT_DECAY = 0.0
 
 
 def load_framework(name: str):
@@ -82,7 +83,7 @@ def train(torch, kind: str, data, epochs: int, seed: int, verbose: bool = True) 
 
     torch.manual_seed(seed)
     model = build_model(torch, kind)
-    optimizer = torch.optim.Adam(model.parameters(), lr=LR)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=WEIGHT_DECAY)
     # Annealing the step size to zero makes the last epochs agree across seeds and frameworks.
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
     loss_fn = torch.nn.CrossEntropyLoss()

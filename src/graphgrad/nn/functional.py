@@ -24,6 +24,7 @@ from ..ops.activation import (
 from ..ops.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d, fold, unfold
 from ..ops.elementwise import relu as _relu
 from ..ops.elementwise import sigmoid, tanh
+from ..ops.embedding import embedding
 from ..ops.gather import one_hot
 from ..ops.nn import log_softmax, softmax
 from ..ops.pooling import (
@@ -38,7 +39,57 @@ from ..ops.pooling import (
 )
 from ..ops.resample import adaptive_avg_pool1d, adaptive_avg_pool2d, interpolate
 from ..ops.structure import pad
+from ._functional.activation import (
+    glu,
+    hardshrink,
+    prelu,
+    rrelu,
+    rrelu_,
+    softmin,
+    softshrink,
+    threshold,
+    threshold_,
+)
+from ._functional.distance import cosine_similarity, normalize, pairwise_distance
+from ._functional.dropout import (
+    alpha_dropout,
+    dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
 from ._functional.linear import bilinear, linear
+from ._functional.loss import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    gaussian_nll_loss,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    mse_loss,
+    nll_loss,
+    poisson_nll_loss,
+    smooth_l1_loss,
+)
+from ._functional.margin_loss import (
+    cosine_embedding_loss,
+    hinge_embedding_loss,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_soft_margin_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+)
+from ._functional.normalization import (
+    batch_norm,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    local_response_norm,
+    rms_norm,
+)
 
 __all__ = ["linear", "bilinear",
            "softmax", "log_softmax", "relu", "relu_", "sigmoid", "tanh", "elu", "elu_", "selu",
@@ -49,6 +100,17 @@ __all__ = ["linear", "bilinear",
            "max_pool1d", "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool1d", "adaptive_max_pool2d", "interpolate"]
+__all__ += ["batch_norm", "instance_norm", "layer_norm", "group_norm", "local_response_norm",
+            "embedding", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+            "feature_alpha_dropout", "normalize", "cosine_similarity", "pairwise_distance",
+            "rms_norm"]
+__all__ += ["threshold", "threshold_", "rrelu", "rrelu_", "hardshrink", "softshrink", "glu",
+            "prelu", "softmin"]
+__all__ += ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
+            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+            "poisson_nll_loss", "gaussian_nll_loss", "margin_ranking_loss",
+            "hinge_embedding_loss", "soft_margin_loss", "cosine_embedding_loss",
+            "triplet_margin_loss", "multilabel_soft_margin_loss", "multi_margin_loss"]
 
 
 def relu(input, inplace=False):

@@ -6,6 +6,7 @@ import numpy as np
 
 from . import (  # noqa: F401 - inplace binds the Tensor methods it defines
     activation,
+    activation_extra,
     contraction,
     creation,
     elementwise,
@@ -28,7 +29,8 @@ __all__ = ["OPS", "OpDef", "defop", "activation", "contraction", "creation", "el
            "sorting", "structure"]
 
 # Families whose public functions are exported as graphgrad.<name> (listed in their __all__).
-EXPORTING_FAMILIES = (activation, contraction, gather, sorting, structure)
+EXPORTING_FAMILIES = (activation, activation_extra, contraction, gather, sorting,
+                      structure)
 
 
 def _diff_sum(x, axes=None, keepdim=False):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype
+from .. import _step as _steps
 from .._tensor import Tensor, version_cell, wrap
 from ..autograd import sites as _sites
 from ..autograd.grad_mode import state as _mode
@@ -90,6 +91,8 @@ def _new_node(op, edges, meta, params):
     node._meta = meta
     node._params = params
     node._seq = next_sequence()
+    node._step = step = _steps._count
+    _steps.live_nodes[step] += 1
     node._extra = None
     # See Note [Sites]: the user's line is recorded only when diagnostics ask for it.
     node._site = _sites.capture(3) if _sites.state.on else None

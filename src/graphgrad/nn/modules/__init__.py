@@ -83,3 +83,16 @@ __all__ += ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "Fold", "U
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
 
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+from .loss import *  # noqa: E402, F403 - the loss classes, listed in loss.__all__
+from .loss import __all__ as _loss_all  # noqa: E402
+
+__all__ += _loss_all
+from . import batchnorm, distance, dropout, normalization, sparse  # noqa: E402
+from .batchnorm import *  # noqa: E402, F403 - each family lists its layers in __all__
+from .distance import *  # noqa: E402, F403
+from .dropout import *  # noqa: E402, F403
+from .normalization import *  # noqa: E402, F403
+from .sparse import *  # noqa: E402, F403
+
+__all__ += [*batchnorm.__all__, *distance.__all__, *dropout.__all__, *normalization.__all__,
+            *sparse.__all__]

@@ -206,7 +206,8 @@ class RNNBase(Module):
                 w_ih, w_hh = p[0], p[1]
                 b_ih, b_hh = (p[2], p[3]) if self.bias else (None, None)
                 w_hr = p[-1] if self.proj_size > 0 else None
-                gi = F.linear(x, w_ih, b_ih)
+                # One 2-D GEMM for all steps (a 3-D matmul loops over T small ones).
+                gi = F.linear(x.reshape(T * B, -1), w_ih, b_ih).reshape(T, B, -1)
                 rev = d == 1
                 if lstm:
                     y = _rnn.lstm_layer(gi, hx[0][k], hx[1][k], w_hh, b_hh, w_hr, rev)
