@@ -214,7 +214,10 @@ from . import nn, optim  # noqa: E402 - after the ops they re-export
 
 __version__ = "0.1.0"
 
-from . import utils  # noqa: E402 - data loading (torch.utils.data)
+from . import (
+    memory,  # noqa: E402 - memory ledger, live graphs, the retention detector
+    utils,  # noqa: E402 - data loading (torch.utils.data)
+)
 from .serialization import load, save  # noqa: E402
 
 # NOTE: torch computes log(0), 1/0 and overflow silently (as IEEE results); NumPy would warn on

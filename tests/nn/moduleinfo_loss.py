@@ -65,7 +65,8 @@ LOSSES = [
     _loss("PoissonNLLLoss", (_PROBS, _COUNTS), {"log_input": False}, "rate"),
     _loss("GaussianNLLLoss", ((4, 3), (4, 3), _PROBS), {"full": True}),
     _loss("HingeEmbeddingLoss", ((4,), _SIGNS), {"margin": 0.5}),
-    _loss("SoftMarginLoss", ((4,), _SIGNS)),
+    # torch has no derivative for soft_margin_loss's target: an integer one gets none
+    _loss("SoftMarginLoss", ((4,), _SIGNS.astype(np.int64))),
     _loss("MultiLabelSoftMarginLoss", ((4, 3), _BITS), {"weight": _weight(_W3)}),
     _loss("CosineEmbeddingLoss", ((4, 3), (4, 3), _SIGNS), {"margin": 0.2}),
     _loss("MarginRankingLoss", ((4,), (4,), _SIGNS), {"margin": 0.1}),

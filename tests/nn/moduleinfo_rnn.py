@@ -83,4 +83,95 @@ CELLS = [
                inputs=((2, 3), (2, 5), (2, 5)), tol=_F32, variant="hx"),
 ]
 
-INFOS = RECURRENT + CELLS
+
+
+def _call(inner, fn, wrapper="_Call"):
+    """A layer called as ``fn(m, layer, *inputs)``: builds masks with module ``m`` and keeps
+    only the outputs that are tensors."""
+    def build(m):
+        class _Wrap(m.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.inner = inner(m)
+
+            def forward(self, *xs):
+                return fn(m, self.inner, *xs)
+
+        _Wrap.__name__ = _Wrap.__qualname__ = wrapper
+        return _Wrap()
+    return build
+
+
+def _mha(**kw):
+    return lambda m: m.nn.MultiheadAttention(8, 2, **kw)
+
+
+_KPM = np.array([[False, False, True, False], [False, False, False, False],
+                 [True, False, False, True]])
+_FLOAT_MASK = np.random.default_rng(3).standard_normal((5, 4))
+_CAUSAL = np.tril(np.ones((5, 5), dtype=bool))
+
+
+def _masked(m, mha, q, k, v):
+    return mha(q, k, v, key_padding_mask=m.tensor(_KPM), attn_mask=m.tensor(_FLOAT_MASK),
+               average_attn_weights=False)
+
+
+def _causal_no_weights(m, mha, x):
+    return mha(x, x, x, attn_mask=m.tensor(~_CAUSAL), need_weights=False, is_causal=True)[0]
+
+
+def _self(m, mha, x):
+    return mha(x, x, x)
+
+
+def _src_masks(m, layer, x):
+    return layer(x, src_mask=m.tensor(~_CAUSAL[:4, :4]), src_key_padding_mask=m.tensor(_KPM))
+
+
+def _layer(**kw):
+    return lambda m: m.nn.TransformerEncoderLayer(8, 2, 16, **{"dropout": 0.0, **kw})
+
+
+_QKV = ((5, 3, 8), (4, 3, 8), (4, 3, 8))
+ATTENTION = [
+    ModuleInfo("MultiheadAttention", constructor=_call(_mha(), _self), inputs=((5, 3, 8),),
+               tol=_F32, variant="self"),
+    ModuleInfo("MultiheadAttention", (8, 2), inputs=_QKV, tol=_F32, variant="qkv"),
+    ModuleInfo("MultiheadAttention", (8, 2), {"batch_first": True, "bias": False},
+               inputs=((3, 5, 8), (3, 4, 8), (3, 4, 8)), tol=_F32, variant="batch_first"),
+    ModuleInfo("MultiheadAttention", (8, 2), {"kdim": 6, "vdim": 4},
+               inputs=((5, 3, 8), (4, 3, 6), (4, 3, 4)), tol=_F32, variant="kdim_vdim"),
+    ModuleInfo("MultiheadAttention", constructor=_call(_mha(), _masked), inputs=_QKV, tol=_F32,
+               variant="masks_per_head_weights"),
+    ModuleInfo("MultiheadAttention", constructor=_call(_mha(batch_first=True), _causal_no_weights),
+               inputs=((3, 5, 8),), tol=_F32, variant="causal_no_weights"),
+    ModuleInfo("MultiheadAttention", (8, 2), inputs=((5, 8), (4, 8), (4, 8)), tol=_F32,
+               variant="unbatched"),
+    ModuleInfo("MultiheadAttention", (8, 4), {"add_bias_kv": True, "add_zero_attn": True},
+               inputs=_QKV, tol=_F32, variant="bias_kv_zero_attn"),
+    ModuleInfo("MultiheadAttention", (8, 2), {"dropout": 0.5}, inputs=_QKV, train=False,
+               tol=_F32, variant="dropout_eval"),
+    ModuleInfo("TransformerEncoderLayer", constructor=_layer(), inputs=((5, 3, 8),), tol=_F32),
+    ModuleInfo("TransformerEncoderLayer",
+               constructor=_layer(activation="gelu", norm_first=True, batch_first=True),
+               inputs=((3, 5, 8),), tol=_F32, variant="gelu_norm_first_batch_first"),
+    ModuleInfo("TransformerEncoderLayer",
+               constructor=lambda m: m.nn.TransformerEncoderLayer(
+                   8, 2, 16, dropout=0.0, activation=m.nn.functional.silu, bias=False,
+                   layer_norm_eps=1e-3),
+               inputs=((5, 3, 8),), tol=_F32, variant="callable_no_bias"),
+    ModuleInfo("TransformerEncoderLayer",
+               constructor=_call(_layer(batch_first=True), _src_masks),
+               inputs=((3, 4, 8),), tol=_F32, variant="masks"),
+    ModuleInfo("TransformerEncoderLayer", constructor=lambda m: m.nn.TransformerEncoderLayer(
+        8, 2, 16), inputs=((5, 3, 8),), train=False, tol=_F32, variant="dropout_eval"),
+    ModuleInfo("TransformerEncoder", constructor=lambda m: m.nn.TransformerEncoder(
+        _layer()(m), 2, norm=m.nn.LayerNorm(8), enable_nested_tensor=False),
+        inputs=((5, 3, 8),), tol=_F32),
+    ModuleInfo("TransformerEncoder", constructor=lambda m: m.nn.TransformerEncoder(
+        _layer(norm_first=True, batch_first=True)(m), 3, enable_nested_tensor=False),
+        inputs=((3, 5, 8),), tol=_F32, variant="norm_first"),
+]
+
+INFOS = RECURRENT + CELLS + ATTENTION

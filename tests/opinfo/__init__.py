@@ -15,6 +15,7 @@ from . import (
     linalg,
     movement,
     nn,
+    normalization,
     pooling,
     reduce,
     sorting,
@@ -28,6 +29,7 @@ OP_DB: list[OpInfo] = (
     + contraction.op_db() + inplace.op_db() + conv.op_db() + pooling.op_db()
 )
 OP_DB += activation_extra.op_db()
+OP_DB += normalization.op_db()
 
 _names = [op.name for op in OP_DB]
 if len(set(_names)) != len(_names):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, wrap
+from ..diagnostics.retention import detector as _retention
 from ..ops._namespace import DIFF, RAW, sum_to_array
 from . import sites
 from .anomaly import _state as _anomaly
@@ -455,6 +456,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     roots, user_arrays = _root_grads(tensors, grad_tensors, create_graph)
+    if retain_graph or _retention.retained:
+        _report_retained(roots, retain_graph)
     run = _Run(create_graph, retain_graph, user_arrays)
     prev = _mode.grad_enabled
     _mode.grad_enabled = create_graph
@@ -472,6 +475,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                 run.accumulate(t, g)
     finally:
         _mode.grad_enabled = prev
+
+
+def _report_retained(roots, retain_graph):
+    """Tells the retention detector about a backward that keeps its graph, or that reuses a
+    kept one (see graphgrad/diagnostics/retention.py)."""
+    _retention.on_backward([n for n, _ in roots], retain_graph,
+                           sites.capture(3) if retain_graph else None)
 
 
 def _input_targets(inputs):
@@ -512,6 +522,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     grad_outputs = _as_tuple(grad_outputs)
     roots, user_arrays = _root_grads(outputs, grad_outputs, create_graph)
+    if retain_graph or _retention.retained:
+        _report_retained(roots, retain_graph)
     targets = _input_targets(inputs)
     captured = [None] * len(inputs)
     run = _Run(create_graph, retain_graph, user_arrays)

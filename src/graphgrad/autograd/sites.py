@@ -11,7 +11,8 @@ import linecache
 import os
 import sys
 
-__all__ = ["Site", "capture", "capture_stack", "user_stacklevel", "set_capture_sites", "capture_sites",
+__all__ = ["Site", "capture", "capture_stack", "user_stacklevel", "set_capture_sites",
+           "capture_sites",
            "is_capture_sites_enabled"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep

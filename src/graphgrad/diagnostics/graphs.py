@@ -43,8 +43,9 @@ class GraphInfo:
     def __str__(self) -> str:
         where = f" made at {self.site.short()}" if self.site is not None else ""
         ops = ", ".join(f"{name} {_fmt(b)}" for name, b in self.by_op[:3])
-        return (f"{type(self.root).__name__}{where}: {self.nodes} nodes, saved {_fmt(self.saved_bytes)}"
-                f" + nodes {_fmt(self.node_bytes)}, steps {self.first_step}-{self.last_step}"
+        return (f"{type(self.root).__name__}{where}: {self.nodes} nodes, saved "
+                f"{_fmt(self.saved_bytes)} + nodes {_fmt(self.node_bytes)}, steps "
+                f"{self.first_step}-{self.last_step}"
                 + (f" (most: {ops})" if ops else ""))
 
 

@@ -13,7 +13,7 @@ See Note [Retention detector] in docs/design.md.
 from __future__ import annotations
 
 import gc
-import types
+import sys
 import warnings
 import weakref
 
@@ -133,29 +133,36 @@ def _members(root):
 
 
 def _holders(root):
-    """Names of what keeps the root's tensor alive: ``'total' in train()``, ``list 'losses'``."""
+    """Names of what keeps the root's tensor alive, found in the running user frames:
+    ``'total' in train()``, ``the list 'losses' in train()``."""
     from .._tensor import Tensor
 
+    targets = [r for r in gc.get_referrers(root) if isinstance(r, Tensor)]
     names = []
-    tensors = [r for r in gc.get_referrers(root) if isinstance(r, Tensor)]
-    for t in tensors:
-        for ref in gc.get_referrers(t):
-            names.extend(_name_of(t, ref))
+    f = sys._getframe(1)
+    while f is not None:
+        if not sites._is_internal(f.f_code.co_filename):
+            where = "module" if f.f_code.co_name == "<module>" else f"{f.f_code.co_name}()"
+            for k, v in f.f_locals.items():
+                kind = _holds(v, targets)
+                if kind is not None:
+                    names.append(f"{kind}'{k}' in {where}")
+        f = f.f_back
     return names
 
 
-def _name_of(obj, container):
-    if isinstance(container, types.FrameType):
-        return [f"'{k}' in {container.f_code.co_name}()" for k, v in container.f_locals.items()
-                if v is obj]
-    if isinstance(container, dict):
-        return [f"'{k}'" for k, v in container.items() if v is obj and isinstance(k, str)]
-    if isinstance(container, list):
-        outer = []
-        for ref in gc.get_referrers(container):
-            outer.extend(_name_of(container, ref))
-        return [f"the list {n}" for n in outer] or ["a list"]
-    return []
+def _holds(value, targets, limit=100_000):
+    """'' if ``value`` is one of ``targets``, 'the list ' (or dict/tuple) if it contains one,
+    else None."""
+    if any(value is t for t in targets):
+        return ""
+    if isinstance(value, (list, tuple)) and len(value) <= limit:
+        if any(v is t for v in value for t in targets):
+            return f"the {type(value).__name__} "
+    if isinstance(value, dict) and len(value) <= limit:
+        if any(v is t for v in value.values() for t in targets):
+            return "the dict "
+    return None
 
 
 def _message(graphs, old, step):

@@ -50,6 +50,10 @@ from ._functional.activation import (
     threshold,
     threshold_,
 )
+from ._functional.attention import (
+    multi_head_attention_forward,
+    scaled_dot_product_attention,
+)
 from ._functional.distance import cosine_similarity, normalize, pairwise_distance
 from ._functional.dropout import (
     alpha_dropout,
@@ -156,3 +160,6 @@ def hardsigmoid(input, inplace=False):
 
 def hardswish(input, inplace=False):
     return (_act.hardswish_ if inplace else _act.hardswish)(input)
+
+
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]

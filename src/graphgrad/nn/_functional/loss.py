@@ -74,10 +74,11 @@ def _const(a):
     return wrap(np.asarray(a), False, None)
 
 
-def _nondiff_weight(weight, fn):
-    if weight is not None and weight.requires_grad and is_grad_enabled():
+def nondiff_arg(t, fn, arg="weight"):
+    """torch's error for a tensor its kernel has no derivative for, when it requires grad."""
+    if t is not None and t.requires_grad and is_grad_enabled():
         raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument "
-                           "'weight'. This input cannot have requires_grad True.")
+                           f"'{arg}'. This input cannot have requires_grad True.")
 
 
 # -- regression ----------------------------------------------------------------------------------
@@ -215,7 +216,7 @@ def _class_targets(input, target, weight, ignore_index):
     if weight is not None and weight._data.dtype != x.dtype:
         raise RuntimeError(f"expected scalar type {scalar_name(input)} but found "
                            f"{scalar_name(weight)}")
-    _nondiff_weight(weight, "nll_loss_forward")
+    nondiff_arg(weight, "nll_loss_forward")
     if x.ndim == 1:
         t = t.reshape(())  # a (1,) target for an unbatched input reads as a scalar one
     ignored = t == ignore_index
@@ -392,7 +393,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError("all elements of input should be between 0 and 1")
     if not ((t >= 0) & (t <= 1)).all():
         raise RuntimeError("all elements of target should be between 0 and 1")
-    _nondiff_weight(weight, "binary_cross_entropy")
+    nondiff_arg(weight, "binary_cross_entropy")
     loss = binary_cross_entropy_elementwise(input, target)
     if weight is not None:
         loss = loss * weight

@@ -12,7 +12,14 @@ from ...ops.activation import logsigmoid
 from ...ops.elementwise import minimum, where
 from ...ops.gather import _gather
 from .distance import pairwise_distance
-from .loss import apply_reduction, check_reduction, legacy_reduction, reduction_of, scalar_name
+from .loss import (
+    apply_reduction,
+    check_reduction,
+    legacy_reduction,
+    nondiff_arg,
+    reduction_of,
+    scalar_name,
+)
 
 __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
            "cosine_embedding_loss", "triplet_margin_loss", "multilabel_soft_margin_loss",
@@ -45,6 +52,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """The two-class logistic loss ``log(1 + exp(-target * input))``."""
     reduction = reduction_of(reduction, size_average, reduce)
+    nondiff_arg(target, "soft_margin_loss", "target")
     return apply_reduction((-input * target).exp().log1p(), reduction)
 
 

@@ -96,3 +96,7 @@ from .sparse import *  # noqa: E402, F403
 
 __all__ += [*batchnorm.__all__, *distance.__all__, *dropout.__all__, *normalization.__all__,
             *sparse.__all__]
+from .activation_attention import MultiheadAttention  # noqa: E402
+from .transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: E402
+
+__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
