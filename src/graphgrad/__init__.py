@@ -210,15 +210,12 @@ for _family in _families:
         globals()[_name] = getattr(_family, _name)
 del _family, _families
 
-from . import nn, optim  # noqa: E402 - after the ops they re-export
+# After the ops they re-export: nn, optim, data loading (torch.utils.data), checkpoints, and
+# the memory ledger with the retention detector.
+from . import memory, nn, optim, utils, viz  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 __version__ = "0.1.0"
-
-from . import (
-    memory,  # noqa: E402 - memory ledger, live graphs, the retention detector
-    utils,  # noqa: E402 - data loading (torch.utils.data)
-)
-from .serialization import load, save  # noqa: E402
 
 # NOTE: torch computes log(0), 1/0 and overflow silently (as IEEE results); NumPy would warn on
 # every such op. graphgrad follows torch, so these floating-point warnings are off in NumPy's

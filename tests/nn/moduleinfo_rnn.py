@@ -113,7 +113,7 @@ _CAUSAL = np.tril(np.ones((5, 5), dtype=bool))
 
 
 def _masked(m, mha, q, k, v):
-    return mha(q, k, v, key_padding_mask=m.tensor(_KPM), attn_mask=m.tensor(_FLOAT_MASK),
+    return mha(q, k, v, key_padding_mask=m.tensor(_KPM), attn_mask=m.tensor(_FLOAT_MASK).to(q.dtype),
                average_attn_weights=False)
 
 

@@ -39,8 +39,10 @@ def batch_norm_samples(dtype, rng):
     yield SampleInput(a(4, 3, 2), (a(3), pos(3), a(3)), dict(training=True, momentum=0.3,
                                                              eps=1e-3),
                       name="train_weight_only", nondiff=(1, 2))
+    # NOTE: torch's double backward fails with a bias but no weight ("Expected a proper
+    # Tensor but got None"), so this sample skips the second-derivative tests
     yield SampleInput(a(4, 3, 2), (None, None, None, a(3)), dict(training=True),
-                      name="train_bias_only")
+                      name="train_bias_only", gradcheck=False)
     yield SampleInput(NonContig(a(6, 3)), (None, None, a(3), a(3), True), name="noncontig")
     yield SampleInput(a(4, 3, 2), (a(3), pos(3), a(3), a(3)), name="eval", nondiff=(1, 2))
     yield SampleInput(a(2, 3, 2, 2), (a(3), pos(3)), dict(training=False, eps=0.1),
@@ -86,7 +88,9 @@ def layer_norm_samples(dtype, rng):
     yield SampleInput(a(2, 3, 4), ([3, 4], a(3, 4), a(3, 4)), name="two_dims")
     yield SampleInput(a(2, 3, 4), ((4,),), name="no_affine")
     yield SampleInput(a(3, 5), ((5,), a(5)), name="weight_only")
-    yield SampleInput(a(3, 5), ((5,),), dict(bias=a(5), eps=1e-3), name="bias_only")
+    # torch's double backward fails with a bias but no weight (see batch_norm's bias_only)
+    yield SampleInput(a(3, 5), ((5,),), dict(bias=a(5), eps=1e-3), name="bias_only",
+                      gradcheck=False)
     yield SampleInput(a(6), ((6,), a(6), a(6)), name="1d")
     yield SampleInput(a(2, 3, 4), ((2, 3, 4), a(2, 3, 4), a(2, 3, 4)), name="all_dims")
     yield SampleInput(NonContig(a(4, 3)), ((3,), a(3), a(3)), name="noncontig")
@@ -144,14 +148,18 @@ def embedding_samples(dtype, rng):
         return rng.integers(0, high, shape).astype(np.int64)
 
     yield SampleInput(idx(2, 3), (a(5, 4),))
+    # padding_idx and scale_grad_by_freq change the gradient on purpose (it is no longer the
+    # function's), so those samples skip the finite-difference tests. NOTE: with
+    # scale_grad_by_freq torch's double backward ignores the scaling; graphgrad's is the
+    # adjoint of its backward, so no second-derivative comparison is made there.
     yield SampleInput(np.array([0, 2, 2, 4, 2]), (a(5, 3),), name="1d_repeats")
     yield SampleInput(np.array(3), (a(5, 3),), name="0d")
-    yield SampleInput(np.array([[1, 0, 1], [3, 1, 4]]), (a(5, 2),), dict(padding_idx=1), gradcheck=False,
-                      name="padding_idx")
+    yield SampleInput(np.array([[1, 0, 1], [3, 1, 4]]), (a(5, 2),), dict(padding_idx=1),
+                      name="padding_idx", gradcheck=False)
     yield SampleInput(np.array([[1, 4, 4], [3, 1, 4]]), (a(5, 2),), dict(padding_idx=-1),
-                      name="negative_padding_idx")
+                      name="negative_padding_idx", gradcheck=False)
     yield SampleInput(np.array([0, 2, 2, 4, 2, 0]), (a(5, 3),), dict(scale_grad_by_freq=True),
-                      name="scale_grad_by_freq")
+                      name="scale_grad_by_freq", gradcheck=False)
     yield SampleInput(np.array([0, 2, 2, 1]).astype(np.int32), (a(5, 3),), name="int32")
     # the looked-up rows are renormalized in place, outside autograd: not a smooth function
     yield SampleInput(np.array([0, 2, 2, 1]), (a(5, 3),), dict(max_norm=1.0), name="max_norm",

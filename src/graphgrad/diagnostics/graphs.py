@@ -59,7 +59,10 @@ def _fmt(n: int) -> str:
 
 def live_nodes() -> list:
     """Every live graph node except leaves' AccumulateGrad."""
-    return [o for o in gc.get_objects() if isinstance(o, Node) and type(o) is not AccumulateGrad]
+    # type() rather than isinstance(): isinstance may read o.__class__, which some modules'
+    # objects turn into deprecation warnings
+    return [o for o in gc.get_objects()
+            if issubclass(type(o), Node) and type(o) is not AccumulateGrad]
 
 
 def saved_arrays(node):

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..._dtype import bool as bool_
-from ...ops.creation import ones, zeros
+from ...ops.creation import ones, tensor, zeros
 from ...ops.movement import cat
 from ...ops.nn import softmax
 from .dropout import dropout
@@ -65,7 +67,17 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             scores = scores + attn_mask
         else:
             scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+    dead = None
+    if attn_mask is not None:
+        # torch's safe softmax: a row with every position masked attends to nothing (0, not NaN,
+        # and no NaN gradient either, hence the finite stand-in before the softmax).
+        dead = np.isneginf(scores.detach().numpy()).all(-1, keepdims=True)
+        dead = tensor(dead) if dead.any() else None
+        if dead is not None:
+            scores = scores.masked_fill(dead, 0.0)
     weights = softmax(scores, -1)
+    if dead is not None:
+        weights = weights.masked_fill(dead, 0.0)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
     return weights.matmul(value)
