@@ -24,15 +24,15 @@ import graphgrad  # noqa: E402
 
 torch.set_num_threads(1)
 
-T, B, I, H = 50, 32, 40, 128
+T, B, IN, H = 50, 32, 40, 128
 
 
 def make_lstm(m, part="step", layers=1, bidirectional=False):
     rng = np.random.default_rng(0)
-    lstm = m.nn.LSTM(I, H, num_layers=layers, bidirectional=bidirectional)
+    lstm = m.nn.LSTM(IN, H, num_layers=layers, bidirectional=bidirectional)
     for p in lstm.parameters():  # the same weights in both frameworks
         p.data = m.tensor(rng.uniform(-0.1, 0.1, tuple(p.shape)).astype(np.float32))
-    x = m.tensor(rng.standard_normal((T, B, I)).astype(np.float32))
+    x = m.tensor(rng.standard_normal((T, B, IN)).astype(np.float32))
 
     def forward():
         out, (h, c) = lstm(x)
@@ -76,7 +76,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
     args = ap.parse_args()
     r = 3 if args.quick else 7
-    compare(f"LSTM {I}->{H}, T={T}, B={B} fwd+bwd", make_lstm, r, 5)
+    compare(f"LSTM {IN}->{H}, T={T}, B={B} fwd+bwd", make_lstm, r, 5)
     compare("LSTM forward only", lambda m: make_lstm(m, "forward"), r, 5)
     compare("LSTM 2 layers, bidirectional fwd+bwd",
             lambda m: make_lstm(m, layers=2, bidirectional=True), r, 2)

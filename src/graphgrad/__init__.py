@@ -212,7 +212,12 @@ del _family, _families
 
 # After the ops they re-export: nn, optim, data loading (torch.utils.data), checkpoints, and
 # the memory ledger with the retention detector.
-from . import memory, nn, optim, utils, viz  # noqa: E402
+from . import linalg, memory, nn, optim, utils, viz  # noqa: E402
+from .linalg import det, inverse, logdet, matrix_power, pinverse  # noqa: E402
+from .linalg import svd_legacy as svd  # noqa: E402
+from .linalg import torch_cholesky as cholesky  # noqa: E402
+from .linalg import torch_qr as qr  # noqa: E402
+from .linalg import torch_slogdet as slogdet  # noqa: E402
 from .serialization import load, save  # noqa: E402
 
 __version__ = "0.1.0"

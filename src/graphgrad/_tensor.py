@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _dtype
 from ._device import CPU, check_device
+from .autograd import sites as _sites
 from .autograd.grad_mode import state as _mode
 from .autograd.graph import AccumulateGrad, OutputEdge, register_tensor_hook
 from .diagnostics import ledger as ledger_module
@@ -72,11 +73,25 @@ def _refresh_view(t):
 
 
 def version_cell(t):
-    """The one-element list holding ``t``'s version, shared by ``t`` and its views."""
+    """The list holding ``t``'s version (and the site of its last in-place change), shared by
+    ``t`` and its views."""
     cell = t._vc
     if cell is None:
         cell = t._vc = [0]
     return cell
+
+
+def bump_version(t) -> None:
+    """Counts an in-place write into ``t``'s storage and remembers the user's line that made
+    it, for the error raised if a saved copy is used later (Note [Saved versions]). In-place
+    writes are rare enough on hot paths for the frame walk to be affordable."""
+    cell = version_cell(t)
+    cell[0] += 1
+    site = _sites.capture(2)
+    if len(cell) == 1:
+        cell.append(site)
+    else:
+        cell[1] = site
 
 
 class Tensor:

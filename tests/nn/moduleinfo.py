@@ -185,3 +185,4 @@ MODULE_INFOS: list[ModuleInfo] = LINEAR + ACTIVATIONS
 MODULE_INFOS += _family("moduleinfo_conv")
 MODULE_INFOS += _family("moduleinfo_rnn")
 MODULE_INFOS += _family("moduleinfo_loss")
+MODULE_INFOS += _family("moduleinfo_normalization")

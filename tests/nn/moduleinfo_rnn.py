@@ -113,7 +113,8 @@ _CAUSAL = np.tril(np.ones((5, 5), dtype=bool))
 
 
 def _masked(m, mha, q, k, v):
-    return mha(q, k, v, key_padding_mask=m.tensor(_KPM), attn_mask=m.tensor(_FLOAT_MASK).to(q.dtype),
+    mask = m.tensor(_FLOAT_MASK).to(q.dtype)
+    return mha(q, k, v, key_padding_mask=m.tensor(_KPM), attn_mask=mask,
                average_attn_weights=False)
 
 
@@ -144,7 +145,8 @@ ATTENTION = [
                inputs=((5, 3, 8), (4, 3, 6), (4, 3, 4)), tol=_F32, variant="kdim_vdim"),
     ModuleInfo("MultiheadAttention", constructor=_call(_mha(), _masked), inputs=_QKV, tol=_F32,
                variant="masks_per_head_weights"),
-    ModuleInfo("MultiheadAttention", constructor=_call(_mha(batch_first=True), _causal_no_weights),
+    ModuleInfo("MultiheadAttention",
+               constructor=_call(_mha(batch_first=True), _causal_no_weights),
                inputs=((3, 5, 8),), tol=_F32, variant="causal_no_weights"),
     ModuleInfo("MultiheadAttention", (8, 2), inputs=((5, 8), (4, 8), (4, 8)), tol=_F32,
                variant="unbatched"),

@@ -13,6 +13,7 @@ from . import (
     gather,
     inplace,
     linalg,
+    loss,
     movement,
     nn,
     normalization,
@@ -30,6 +31,7 @@ OP_DB: list[OpInfo] = (
 )
 OP_DB += activation_extra.op_db()
 OP_DB += normalization.op_db()
+OP_DB += loss.op_db()
 
 _names = [op.name for op in OP_DB]
 if len(set(_names)) != len(_names):

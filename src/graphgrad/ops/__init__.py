@@ -7,6 +7,7 @@ import numpy as np
 from . import (  # noqa: F401 - inplace binds the Tensor methods it defines
     activation,
     activation_extra,
+    binning,
     contraction,
     creation,
     elementwise,
@@ -14,12 +15,15 @@ from . import (  # noqa: F401 - inplace binds the Tensor methods it defines
     indexing,
     inplace,
     linalg,
+    misc,
     movement,
     nn,
     random,
     reduce,
+    scan,
     sorting,
     structure,
+    writes,
 )
 from ._namespace import DIFF, RAW
 from ._opdef import OPS, OpDef, defop
@@ -30,7 +34,7 @@ __all__ = ["OPS", "OpDef", "defop", "activation", "contraction", "creation", "el
 
 # Families whose public functions are exported as graphgrad.<name> (listed in their __all__).
 EXPORTING_FAMILIES = (activation, activation_extra, contraction, gather, sorting,
-                      structure)
+                      structure, binning, misc, scan, writes)
 
 
 def _diff_sum(x, axes=None, keepdim=False):

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor, version_cell, wrap
-from ..autograd import sites as _sites
+from .._tensor import Tensor, bump_version, wrap
 from ..autograd.errors import AutogradError
 from ..autograd.grad_mode import state as _mode
 from . import elementwise as E
@@ -54,17 +53,7 @@ def _recording(self, *others) -> bool:
     return any(isinstance(o, Tensor) and o.requires_grad for o in others)
 
 
-def _bump(self):
-    """Advances ``self``'s version and remembers the user's line that changed it, for the
-    error raised if a saved copy is used later (Note [Saved versions]). In-place ops are rare
-    enough on hot paths for the frame walk to be affordable."""
-    cell = version_cell(self)
-    cell[0] += 1
-    site = _sites.capture(2)
-    if len(cell) == 1:
-        cell.append(site)
-    else:
-        cell[1] = site
+_bump = bump_version
 
 
 def _write(self, result: Tensor, name: str, any_cast: bool = False) -> Tensor:

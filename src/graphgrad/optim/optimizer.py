@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _dtype
 from .._step import advance_step
-from .._tensor import Tensor, version_cell, wrap
+from .._tensor import Tensor, bump_version, wrap
 from ..autograd.grad_mode import state as _mode
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
@@ -142,9 +142,8 @@ def no_grad_step(func):
     return step
 
 
-def bump(t: Tensor) -> None:
-    """Counts an in-place write into ``t._data`` (See Note [In-place parameter updates])."""
-    version_cell(t)[0] += 1
+# Counts an in-place write into ``t._data`` (See Note [In-place parameter updates]).
+bump = bump_version
 
 
 def scalar_dtype():

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from ..._tensor import Tensor, version_cell, wrap
+from ..._tensor import Tensor, bump_version, wrap
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
 
@@ -66,7 +66,7 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None) -> Non
                       total.dtype.type(1.0))
     for g in grads:
         np.multiply(g._data, coef.astype(g._data.dtype), out=g._data)
-        version_cell(g)[0] += 1
+        bump_version(g)
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
@@ -103,4 +103,4 @@ def clip_grad_value_(parameters, clip_value, foreach=None) -> None:
         g = p.grad
         if g is not None:
             np.clip(g._data, -clip_value, clip_value, out=g._data)
-            version_cell(g)[0] += 1
+            bump_version(g)
