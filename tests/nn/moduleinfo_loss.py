@@ -1,9 +1,8 @@
-"""ModuleInfo records for the loss modules (MSELoss, CrossEntropyLoss, BCELoss, ...).
+"""ModuleInfo records for the loss modules, loaded by tests/nn/moduleinfo.py (``_family``).
 
-Loaded by tests/nn/moduleinfo.py (``_family``). Inputs are (input, target[, ...]); class-index
-targets are ``Long`` (no gradient), float targets get a gradient as torch gives them one.
-Class weights are buffers, built per module as ``lambda m: m.tensor(...)``. The functional
-forms, errors and second derivatives are tested in tests/nn/test_losses.py.
+Inputs are (input, target[, ...]): class-index targets are ``Long`` (no gradient), float targets
+get one as in torch; class weights are buffers, built as ``lambda m: m.tensor(...)``. Functional
+forms, errors and second derivatives are in tests/nn/test_losses.py.
 """
 
 from __future__ import annotations

@@ -48,10 +48,10 @@ def test_running_stats_after_training_steps_match_torch(name, kwargs, shape, dty
     for (n, a), (m, b) in zip(t.named_buffers(), g.named_buffers()):
         assert n == m
         if a.dtype == torch.int64:
-            assert int(b) == int(a) == 4
+            assert int(b) == int(a) == (4 if name.startswith("Batch") else 0)
         else:
             _close(b, a, *tol)
-    for (n, a), (_, b) in zip(t.named_parameters(), g.named_parameters()):
+    for (_, a), (_, b) in zip(t.named_parameters(), g.named_parameters()):
         _close(b.grad, a.grad, *tol)
     t.eval()
     g.eval()
@@ -72,7 +72,7 @@ def test_functional_batch_norm_updates_given_buffers_in_place():
         out[m] = (rm, rv, rm._version)
     _close(out[gg][0], out[torch][0])
     _close(out[gg][1], out[torch][1])
-    assert out[gg][2] == out[torch][2] == 3
+    assert out[gg][2] == out[torch][2] == 0  # torch's kernel does not bump the version
 
 
 def _decomposed(x, weight, bias, axes, wshape, eps):

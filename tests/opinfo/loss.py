@@ -1,9 +1,7 @@
-"""OpInfos for the loss primitives (ops/loss.py): the elementwise binary cross entropy, reached
-as ``F.binary_cross_entropy``. The composite losses are tested in tests/nn/test_losses.py.
-
-Samples keep probabilities away from 0 and 1 (torch's double backward adds 1e-12 to both
-factors of its denominator, a difference only there); the saturated points, where the logs
-clamp at -100, are compared without gradients.
+"""OpInfos for the loss primitives (ops/loss.py): the elementwise binary cross entropy, as
+``F.binary_cross_entropy``. Probabilities stay away from 0 and 1, where torch's double backward
+adds 1e-12 to its denominator; the saturated points (logs clamped at -100) are compared without
+gradients. The composite losses are tested in tests/nn/test_losses.py.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""The losses of ``torch.nn.functional``: regression (mse, l1, smooth_l1, huber), classification
-(nll_loss, cross_entropy, binary cross entropy), kl_div and the Poisson/Gaussian likelihoods, as
-torch 2.13 computes them.
-
-All are composites of the op table's differentiable ops, so second derivatives come free; the
-one fused piece is the elementwise BCE (``ops/loss.py``). Class-index targets are read with
-``gather``; ignore_index and class weights become a constant per-element coefficient, computed
-once in NumPy. The margin and embedding losses are in ``margin_loss.py``.
+"""The losses of ``torch.nn.functional``: regression, nll/cross entropy, binary cross entropy,
+kl_div and the Poisson/Gaussian likelihoods, as torch 2.13 computes them. All are composites of
+differentiable ops (so second derivatives come free) but the fused elementwise BCE (ops/loss.py);
+class-index targets are read with ``gather``, and ignore_index and class weights become one
+constant per-element coefficient computed in NumPy. Margin losses are in ``margin_loss.py``.
 """
 
 from __future__ import annotations
@@ -232,7 +229,8 @@ def _class_targets(input, target, weight, ignore_index):
 
 def _nll(input, target, weight, reduction, ignore_index):
     cdim, t, ignored = _class_targets(input, target, weight, ignore_index)
-    picked = _gather(input, cdim, np.expand_dims(t, cdim)).reshape(t.shape)
+    index = t.reshape(t.shape[:cdim] + (1,) + t.shape[cdim:])
+    picked = _gather(input, cdim, index).reshape(t.shape)
     if weight is None and ignored is None:
         if reduction == "mean":
             return -picked.mean()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...ops.inplace import _bump
 from ...ops.normalization import BATCH_NORM, GROUP_NORM, LAYER_NORM, norm_apply
 from ...ops.pooling import avg_pool2d
 from ...ops.structure import pad
@@ -58,14 +57,14 @@ def _check_sizes(c, **tensors):
 
 
 def _update(stat, value, momentum):
-    """``stat = (1 - momentum) * stat + momentum * value`` in place, outside autograd (as torch
-    updates running statistics), computed in float64 as torch's accumulate type."""
+    """``stat = (1 - momentum) * stat + momentum * value`` in place, computed in float64 as
+    torch's accumulate type. NOTE: like torch's kernel this neither records nor bumps the
+    buffer's version, so a graph that saved the buffer (eval mode) stays usable."""
     if stat is None:
         return
     data = stat._data
     new = (1.0 - momentum) * data.astype(np.float64) + momentum * value.reshape(data.shape)
     np.copyto(data, new, casting="unsafe")
-    _bump(stat)
 
 
 def _normalize_with(x, mean, var, weight, bias, shape, eps):
