@@ -13,12 +13,15 @@ from . import (
     gather,
     inplace,
     linalg,
+    linalg_ext,
     loss,
+    misc,
     movement,
     nn,
     normalization,
     pooling,
     reduce,
+    rnn,
     sorting,
     structure,
 )
@@ -32,6 +35,9 @@ OP_DB: list[OpInfo] = (
 OP_DB += activation_extra.op_db()
 OP_DB += normalization.op_db()
 OP_DB += loss.op_db()
+OP_DB += linalg_ext.op_db()
+OP_DB += misc.op_db()
+OP_DB += rnn.op_db()
 
 _names = [op.name for op in OP_DB]
 if len(set(_names)) != len(_names):

@@ -37,6 +37,7 @@ from ..ops.linalg_solve import (
     solve,
     solve_triangular,
 )
+from ..ops.misc import linalg_cross as cross  # noqa: F401 - torch.linalg.cross
 from ..ops.structure import diagonal as _diagonal
 from ._products import lstsq, matrix_power, multi_dot, vecdot
 

@@ -35,8 +35,9 @@ def matrix_power(A, n):
                            f"are {A._data.shape[-2]} by {A._data.shape[-1]} matrices")
     n = int(n)
     if n == 0:
+        # copy_ over a clone, as torch: the result has a history that gives A a zero gradient
         eye = np.broadcast_to(np.eye(A._data.shape[-1], dtype=A._data.dtype), A._data.shape)
-        return wrap(eye.copy(), False, None)
+        return A.clone().copy_(wrap(eye.copy(), False, None))
     if n < 0:
         A, n = inv(A), -n
     if n == 1:
@@ -108,7 +109,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     m, n = sa[-2:]
     dt = A._data.dtype
     empty = wrap(np.zeros((0,), dt), False, None)
-    residuals = empty
+    residuals = x.reshape(-1)[:0]  # empty, but requires grad with the solution, as torch's
     rank = matrix_rank(A, rtol=rcond) if rcond is not None and rcond > 0 else matrix_rank(A)
     if driver != "gelsy" and m > n and bool(np.all(rank._data == n)):
         residuals = ((matmul(A, x) - b) ** 2).sum(-2)

@@ -200,7 +200,7 @@ def _cdist_fwd(xp, x1, x2, p, mm):
         sq = ((x1 * x1).sum(-1)[..., :, None] + (x2 * x2).sum(-1)[..., None, :]
               - 2 * (x1 @ np.swapaxes(x2, -1, -2)))
         return xp.sqrt(xp.maximum(sq, 0))
-    d = xp.abs(_pair_diff(np, x1, x2))
+    d = xp.abs(x1[..., :, None, :] - x2[..., None, :, :])
     if p == 0:
         return (d != 0).sum(-1).astype(x1.dtype)
     if p == 1:
