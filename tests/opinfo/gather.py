@@ -342,6 +342,7 @@ def where_cond_samples(dtype, rng):
     yield SampleInput(np.zeros((2, 3), dtype), name="none")
     yield SampleInput(a((0, 3)), name="empty")
     yield SampleInput(NonContig(a((4, 3))), name="transposed")
+    yield SampleInput(np.ones((), dtype), name="0d")
 
 
 def one_hot_samples(dtype, rng):
@@ -368,6 +369,21 @@ def _one_hot_errors():
     yield ErrorInput(SampleInput(np.zeros(0, I64)), RuntimeError, "empty_inferred")
 
 
+def nonzero_samples(dtype, rng):
+    a = lambda s: _arr(dtype, rng, s)  # noqa: E731
+    zeros = np.zeros((3, 4), dtype)
+    zeros[0, 1] = zeros[2, 3] = 1
+    yield SampleInput(zeros, name="sparse")
+    yield SampleInput(a((2, 3, 2)), name="3d")
+    yield SampleInput(a((5,)), name="1d")
+    yield SampleInput(np.ones((), dtype), name="0d_nonzero")
+    yield SampleInput(np.zeros((), dtype), name="0d_zero")
+    yield SampleInput(np.zeros((0, 3), dtype), name="empty")
+    yield SampleInput(NonContig(zeros.T.copy()), name="transposed")
+    yield SampleInput(zeros, kwargs=dict(as_tuple=True), name="as_tuple")
+    yield SampleInput(np.ones((), dtype), kwargs=dict(as_tuple=True), name="0d_as_tuple")
+
+
 def gather_ops() -> list[OpInfo]:
     ops = []
     ops += fn_and_method("gather", gather_samples, dtypes=ALL, mixed=gather_mixed,
@@ -389,7 +405,7 @@ def gather_ops() -> list[OpInfo]:
     ops += fn_and_method("take", take_samples, dtypes=ALL, errors=_take_errors)
     ops += fn_and_method("take_along_dim", take_along_dim_samples, dtypes=ALL,
                          errors=_take_along_dim_errors)
-    # NOTE: no 0-d condition: graphgrad's nonzero (ops/indexing.py) fails on 0-d input
+    ops += fn_and_method("nonzero", nonzero_samples, dtypes=ALL, supports_grad=False)
     ops.append(OpInfo("where.cond", lambda m: (lambda c: m.where(c)), where_cond_samples,
                       dtypes=ALL, supports_grad=False))
     ops.append(OpInfo("one_hot", _one_hot, one_hot_samples, dtypes=(I64,), supports_grad=False,

@@ -92,7 +92,7 @@ def _binary_view_samples(rhs_low=-2.0, rhs_high=2.0):
 
 _BINARY = {
     "add_": {}, "sub_": {}, "mul_": {}, "div_": {"rhs_low": 0.5, "rhs_high": 2.0},
-    "pow_": {"rhs_low": 1.0, "rhs_high": 2.0},
+    "pow_": {"rhs_low": 1.0, "rhs_high": 2.0}, "clamp_": {}, "clamp_min_": {}, "clamp_max_": {},
 }
 
 

@@ -117,6 +117,7 @@ def cross_samples(dtype, rng):
     yield SampleInput(a((2, 3, 3)), (a((2, 3, 3)),), kwargs=dict(dim=-2), name="neg_dim")
     yield SampleInput(a((1, 3)), (a((4, 3)),), kwargs=dict(dim=1), name="broadcast")
     yield SampleInput(a((3,)), (a((3,)), 0), name="1d")
+    yield SampleInput(a((2, 3, 3)), (a((2, 3, 3)),), name="no_dim_first_size3")
     yield SampleInput(a((0, 3)), (a((0, 3)), 1), name="empty")
     yield SampleInput(NonContig(a((4, 3))), (a((4, 3)), 1), name="transposed")
 
@@ -159,6 +160,13 @@ def cdist_samples(dtype, rng):
     yield SampleInput(NonContig(a((4, 3))), (a((2, 3)),), name="transposed")
     x = a((3, 2))
     yield SampleInput(x, (x[[0, 2]].copy(),), name="zero_distance", gradcheck=False)
+
+
+def cdist_mm_samples(dtype, rng):
+    """The matrix-product path (p = 2, over 25 rows), which torch differentiates twice."""
+    a = lambda s: make(s, dtype, rng)  # noqa: E731
+    yield SampleInput(a((26, 2)), (a((3, 2)),), name="rows")
+    yield SampleInput(a((2, 3)), (a((2, 26, 3)),), name="batched_other")
 
 
 def _cdist_errors():
@@ -518,7 +526,7 @@ def multinomial_exact(method):
     """Draws that are certain: one-hot rows, and every category without replacement (compared
     sorted)."""
     def op(m):
-        def run(p, n, replacement):
+        def run(p, n, replacement=False):
             out = p.multinomial(n, replacement) if method else m.multinomial(p, n, replacement)
             return out if replacement else m.sort(out, -1).values
         return run
@@ -565,6 +573,7 @@ def misc_ops() -> list[OpInfo]:
     # NOTE: torch has no second derivative of cdist outside its matmul path (_cdist_backward)
     ops.append(OpInfo("cdist", function("cdist"), cdist_samples, errors=_cdist_errors,
                       supports_gradgrad=False, tol={F32: (1e-4, 1e-5)}))
+    ops.append(OpInfo("cdist.mm", function("cdist"), cdist_mm_samples, tol={F32: (1e-4, 1e-5)}))
     ops += fn_and_method("aminmax", aminmax_samples, dtypes=ALL, errors=_aminmax_errors)
     ops.append(OpInfo("tile", function("tile"), tile_samples, dtypes=ALL, errors=_tile_errors))
     ops.append(OpInfo("Tensor.tile", tile_method, tile_samples, dtypes=(F64, I64),

@@ -16,6 +16,8 @@ __all__ = ["Site", "capture", "capture_stack", "user_stacklevel", "set_capture_s
            "is_capture_sites_enabled"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# The bundled examples (graphgrad/examples/) are user programs: messages point into them.
+_EXAMPLES_DIR = _PACKAGE_DIR + "examples" + os.sep
 _getframe = sys._getframe
 # filename -> whether it belongs to graphgrad (frames there are skipped)
 _internal: dict[str, bool] = {}
@@ -24,7 +26,8 @@ _internal: dict[str, bool] = {}
 def _is_internal(filename: str) -> bool:
     flag = _internal.get(filename)
     if flag is None:
-        flag = _internal[filename] = filename.startswith(_PACKAGE_DIR)
+        flag = _internal[filename] = (filename.startswith(_PACKAGE_DIR)
+                                      and not filename.startswith(_EXAMPLES_DIR))
     return flag
 
 

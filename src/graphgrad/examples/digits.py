@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 
-EPOCHS = {"mlp": 30, "cnn": 20}
-QUICK_EPOCHS = {"mlp": 12, "cnn": 8}
+EPOCHS = {"mlp": 20, "cnn": 12}
+QUICK_EPOCHS = {"mlp": 8, "cnn": 5}
 BATCH_SIZE = 32
 LR = 1e-2
 

@@ -20,6 +20,8 @@ from ..autograd.graph import next_sequence, pack_saved
 __all__ = ["apply", "unary", "binary"]
 
 xp = np  # the only backend so far; see graphgrad/backends
+# graphgrad.compile's recorder (compiler/trace.py): None except while a function is captured.
+_tracer = None
 _ndarray = np.ndarray
 _asarray = np.asarray
 
@@ -209,6 +211,8 @@ def unary(op, x, params=None):
         raise _forward_error(op, (x,), err) from None
     if type(out) is not _ndarray:
         out = _asarray(out)
+    if _tracer is not None:
+        _tracer.record(op, (x,), (a,), params, out)
     if (x._rg and _mode.grad_enabled and op.vjp is not None and out.dtype.kind == "f"
             and not _mode.inference):
         fn = x._fn
@@ -294,6 +298,8 @@ def binary(op, a, b, params=None):
 
     if type(out) is not _ndarray:
         out = _asarray(out)
+    if _tracer is not None:
+        _tracer.record(op, (a, b), (da, db), params, out)
     if not _mode.grad_enabled or op.vjp is None or out.dtype.kind != "f" or _mode.inference:
         return wrap(out, False, None)
     ea = eb = None
@@ -366,6 +372,8 @@ def apply(op, inputs, params=None):
         out, aux = out
     if type(out) is not _ndarray:
         out = _asarray(out)
+    if _tracer is not None:
+        _tracer.record(op, inputs, arrays, params, out, aux)
     rg = False
     if op.vjp is not None and _mode.grad_enabled and out.dtype.kind == "f" and not _mode.inference:
         for x in inputs:

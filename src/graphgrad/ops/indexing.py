@@ -53,13 +53,17 @@ def advanced_getitem(input, key):
 
 
 def nonzero(input, *, as_tuple=False):
-    idx = np.nonzero(input._data)
+    """Indices of the nonzero elements: one row per element (or one index tensor per dim).
+    A 0-d input counts as one element with no dims, as in torch."""
+    a = input._data
+    if a.ndim == 0:  # NumPy 2 refuses nonzero of a 0-d array
+        if as_tuple:
+            return (wrap(np.zeros(int(bool(a)), np.int64), False, None),)
+        return wrap(np.zeros((int(bool(a)), 0), np.int64), False, None)
+    idx = np.nonzero(a)
     if as_tuple:
-        if input._data.ndim == 0:
-            return (wrap(np.zeros(int(bool(input._data)), np.int64), False, None),)
         return tuple(wrap(i.astype(np.int64), False, None) for i in idx)
-    return wrap(np.stack(idx, axis=1).astype(np.int64) if idx else
-                np.zeros((int(bool(input._data)), 0), np.int64), False, None)
+    return wrap(np.stack(idx, axis=1).astype(np.int64), False, None)
 
 
 Tensor.nonzero = nonzero

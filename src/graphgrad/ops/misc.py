@@ -392,6 +392,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return reshape(grown, shape[:axis] + (n * repeats,) + shape[axis + 1:])
 
 
+def _repeat_interleave_method(self, repeats, dim=None, *, output_size=None):
+    return repeat_interleave(self, repeats, dim, output_size=output_size)
+
+
 # -- block_diag / cartesian_prod / combinations -------------------------------------------------
 def _block_diag_fwd(xp, *xs, blocks, shape):
     out = xp.zeros(shape, dtype=xs[0].dtype if xs else np.float32)
@@ -464,8 +468,9 @@ def combinations(input, r=2, with_replacement=False):
 def _bind():
     from .inplace import _make_inplace
 
-    for name in ("addcmul", "addcdiv", "heaviside", "cross", "aminmax", "repeat_interleave"):
+    for name in ("addcmul", "addcdiv", "heaviside", "cross", "aminmax"):
         setattr(Tensor, name, globals()[name])
+    Tensor.repeat_interleave = _repeat_interleave_method
     Tensor.tile = _tile_method
     Tensor.addcmul_ = _make_inplace("addcmul_", addcmul, False)
     Tensor.addcdiv_ = _make_inplace("addcdiv_", addcdiv, False)

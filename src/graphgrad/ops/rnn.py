@@ -12,7 +12,10 @@ the backward is itself differentiable.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._dispatch import apply
+from ._namespace import RAW
 from ._opdef import defop
 
 __all__ = ["rnn_layer", "lstm_layer", "gru_layer"]
@@ -91,51 +94,64 @@ RNN_LAYER = defop("rnn_layer", _rnn_fwd, _rnn_vjp, kind="opaque", save=(0, 1, 2,
 
 # -- LSTM -----------------------------------------------------------------------------------------
 def _lstm_fwd(xp, gi, h0, c0, w_hh, b_hh, w_hr, reverse):
-    """Returns (out, acts): out is (T, B, P + H) of [h_t | c_t], acts the gate activations
-    stored in the order i, f, o, g so that one sigmoid covers a contiguous block."""
+    """Returns (out, aux): out is (T, B, P + H) of [h_t | c_t]; aux holds per step the gate
+    activations in the order i, f, o, g (one sigmoid covers a contiguous block), then tanh(c_t).
+
+    NOTE: the sigmoid gates' pre-activations are built negated (their columns of w_hh and of
+    gi + b_hh), so exp(-x) needs no separate negation pass; negation is exact, values unchanged.
+    """
     T, B, G = gi.shape
     H = G // 4
     P = h0.shape[-1]
-    out = xp.empty((T, B, P + H), dtype=gi.dtype)
-    acts = xp.empty((T, B, G), dtype=gi.dtype)
-    # pre = gi + b_hh with the gate blocks moved to i, f, o, g: one pass, no fancy indexing.
-    pre = xp.empty_like(gi)
-    for dst, src in ((slice(0, 2 * H), slice(0, 2 * H)), (slice(2 * H, 3 * H), slice(3 * H, G)),
-                     (slice(3 * H, G), slice(2 * H, 3 * H))):
+    dtype = gi.dtype
+    out = xp.empty((T, B, P + H), dtype=dtype)
+    aux = xp.empty((T, B, G + H), dtype=dtype)
+    acts, tcs = aux[..., :G], aux[..., G:]
+    # acts starts as the input part of every step's pre-activation, gate blocks moved.
+    for dst, src in ((slice(0, 2 * H), slice(0, 2 * H)), (slice(2 * H, 3 * H), slice(3 * H, G))):
         if b_hh is None:
-            pre[..., dst] = gi[..., src]
+            xp.negative(gi[..., src], out=acts[..., dst])
         else:
-            xp.add(gi[..., src], b_hh[src], out=pre[..., dst])
+            xp.subtract(-b_hh[src], gi[..., src], out=acts[..., dst])
+    if b_hh is None:
+        acts[..., 3 * H:] = gi[..., 2 * H:3 * H]
+    else:
+        xp.add(gi[..., 2 * H:3 * H], b_hh[2 * H:3 * H], out=acts[..., 3 * H:])
     # A contiguous transpose: BLAS runs h @ w.T about 1.5x slower on the strided view.
-    w_t = xp.empty((w_hh.shape[1], G), dtype=w_hh.dtype)
-    w_t[:, :2 * H] = w_hh[:2 * H].T
-    w_t[:, 2 * H:3 * H] = w_hh[3 * H:].T
+    w_t = xp.empty((P, G), dtype=w_hh.dtype)
+    xp.negative(w_hh[:2 * H].T, out=w_t[:, :2 * H])
+    xp.negative(w_hh[3 * H:].T, out=w_t[:, 2 * H:3 * H])
     w_t[:, 3 * H:] = w_hh[2 * H:3 * H].T
     wr_t = None if w_hr is None else xp.ascontiguousarray(w_hr.T)
-    tc = xp.empty((B, H), dtype=gi.dtype)
+    gh = xp.empty((B, G), dtype=dtype)
+    tmp = xp.empty((B, H), dtype=dtype)
+    sig, i, f, o, g = (acts[..., :3 * H], acts[..., :H], acts[..., H:2 * H],
+                       acts[..., 2 * H:3 * H], acts[..., 3 * H:])
+    hs, cs = out[..., :P], out[..., P:]
     h, c = h0, c0
     for t in _order(T, reverse):
+        xp.matmul(h, w_t, out=gh)
         a = acts[t]
-        xp.matmul(h, w_t, out=a)
-        a += pre[t]
-        s = a[:, :3 * H]
-        xp.negative(s, out=s)
+        a += gh
+        s = sig[t]
         xp.exp(s, out=s)
         s += 1
         xp.reciprocal(s, out=s)
-        gg = a[:, 3 * H:]
+        gg = g[t]
         xp.tanh(gg, out=gg)
-        c_new = out[t, :, P:]
-        xp.multiply(a[:, H:2 * H], c, out=c_new)
-        c_new += a[:, :H] * gg
+        c_new = cs[t]
+        xp.multiply(f[t], c, out=c_new)
+        xp.multiply(i[t], gg, out=tmp)
+        c_new += tmp
         c = c_new
+        tc = tcs[t]
         xp.tanh(c, out=tc)
         if wr_t is None:
-            h = xp.multiply(a[:, 2 * H:3 * H], tc, out=out[t, :, :P])
+            h = xp.multiply(o[t], tc, out=hs[t])
         else:
-            h = xp.matmul(a[:, 2 * H:3 * H] * tc, wr_t, out=out[t, :, :P])
-    return out, acts
-
+            xp.multiply(o[t], tc, out=tmp)
+            h = xp.matmul(tmp, wr_t, out=hs[t])
+    return out, aux
 
 
 def _lstm_acts(ns, gi, h0, w_hh, b_hh, out, reverse, P):
@@ -149,12 +165,13 @@ def _lstm_acts(ns, gi, h0, w_hh, b_hh, out, reverse, P):
                    ns.tanh(ns.getitem(pre, (Ellipsis, slice(2 * H, 3 * H))))], -1)
 
 
-def _lstm_vjp(ns, g, gi, h0, c0, w_hh, b_hh, w_hr, out, acts, reverse):
+def _lstm_vjp(ns, g, gi, h0, c0, w_hh, b_hh, w_hr, out, aux, reverse):
+    if not ns.differentiable:
+        return _lstm_vjp_arrays(g, h0, c0, w_hh, b_hh, w_hr, out, aux, reverse)
     T = g.shape[0]
     P = h0.shape[-1]
     H = c0.shape[-1]
-    if ns.differentiable:
-        acts = _lstm_acts(ns, gi, h0, w_hh, b_hh, out, reverse, P)
+    acts = _lstm_acts(ns, gi, h0, w_hh, b_hh, out, reverse, P)
     i, f, o, gg = (ns.getitem(acts, (Ellipsis, slice(k * H, (k + 1) * H))) for k in range(4))
     c_all = ns.getitem(out, (Ellipsis, slice(P, None)))
     tc = ns.tanh(c_all)
@@ -185,6 +202,73 @@ def _lstm_vjp(ns, g, gi, h0, c0, w_hh, b_hh, w_hr, out, acts, reverse):
     dw_hh = _weight_grad(ns, dpre, _prev_states(ns, out, h0, reverse, P))
     db = None if b_hh is None else _bias_sum(ns, dpre)
     dw_hr = None if w_hr is None else _weight_grad(ns, _stack(ns, dhs, not reverse), o * tc)
+    return dpre, dh, dc, dw_hh, db, dw_hr
+
+
+def _lstm_vjp_arrays(g, h0, c0, w_hh, b_hh, w_hr, out, aux, reverse):
+    """``_lstm_vjp``'s formulas on arrays (no graph wanted), in the same order of operations so
+    the values are the same, but written into preallocated buffers: no per-step allocation,
+    concatenation or stacking, and the forward's activations and tanh(c_t) are reused."""
+    T, B, W = out.shape
+    P = h0.shape[-1]
+    H = W - P
+    G = 4 * H
+    dtype = out.dtype
+    acts, tc = aux[..., :G], aux[..., G:]
+    i, f, o, gg = (acts[..., k * H:(k + 1) * H] for k in range(4))
+    c_all = out[..., P:]
+    dc_dm = tc * tc
+    np.subtract(1, dc_dm, out=dc_dm)
+    dc_dm *= o
+    # k (torch's gate order i, f, g, o) turns [dc, dc, dc, dm] into the pre-activations' grads.
+    one_minus = np.subtract(1, acts[..., :3 * H])
+    k = np.empty((T, B, G), dtype=dtype)
+    k_i, k_f, k_g, k_o = (k[..., j * H:(j + 1) * H] for j in range(4))
+    np.multiply(gg, i, out=k_i)
+    k_i *= one_minus[..., :H]
+    first, rest, prev = (-1, slice(0, -1), slice(1, None)) if reverse else \
+        (0, slice(1, None), slice(0, -1))
+    np.multiply(c_all[prev], f[rest], out=k_f[rest])
+    np.multiply(c0, f[first], out=k_f[first])
+    k_f *= one_minus[..., H:2 * H]
+    np.multiply(gg, gg, out=k_g)
+    np.subtract(1, k_g, out=k_g)
+    np.multiply(i, k_g, out=k_g)
+    np.multiply(tc, o, out=k_o)
+    k_o *= one_minus[..., 2 * H:]
+    k3 = k[..., :3 * H].reshape(T, B, 3, H)
+    dpre = np.empty((T, B, G), dtype=dtype)
+    d3, d_o = dpre[..., :3 * H].reshape(T, B, 3, H), dpre[..., 3 * H:]
+    g_h, g_c = g[..., :P], g[..., P:]
+    dhs = None if w_hr is None else np.empty((T, B, P), dtype=dtype)
+    dh = np.empty((B, P), dtype=dtype)
+    d_c = np.empty((B, H), dtype=dtype)
+    dc = np.empty((B, H), dtype=dtype)
+    d_m = None if w_hr is None else np.empty((B, H), dtype=dtype)
+    started = False
+    for t in _order(T, not reverse):
+        d_h = np.add(g_h[t], dh, out=dh if dhs is None else dhs[t]) if started else g_h[t]
+        if dhs is not None:
+            if not started:
+                dhs[t] = d_h
+            np.matmul(d_h, w_hr, out=d_m)
+        else:
+            d_m = d_h
+        np.multiply(d_m, dc_dm[t], out=d_c)
+        np.add(g_c[t], d_c, out=d_c)
+        if started:
+            d_c += dc
+        np.multiply(k3[t], d_c[:, None, :], out=d3[t])
+        np.multiply(d_m, k_o[t], out=d_o[t])
+        np.matmul(dpre[t], w_hh, out=dh)
+        np.multiply(d_c, f[t], out=dc)
+        started = True
+    h_prev = np.empty((T, B, P), dtype=dtype)
+    h_prev[rest] = out[prev, :, :P]
+    h_prev[first] = h0
+    dw_hh = _weight_grad(RAW, dpre, h_prev)
+    db = None if b_hh is None else _bias_sum(RAW, dpre)
+    dw_hr = None if w_hr is None else _weight_grad(RAW, dhs, o * tc)
     return dpre, dh, dc, dw_hh, db, dw_hr
 
 

@@ -20,7 +20,6 @@ from ._namespace import RAW
 from ._opdef import defop
 from ._util import wrap_dim
 from .gather import (
-    _check_bounds,
     _index_array,
     _mask_array,
     _region_plan,
@@ -306,11 +305,16 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 
 
 # -- index_reduce -------------------------------------------------------------------------------
+_warned: list = []
+
+
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """``index_add`` with ``reduce`` (prod, mean, amax, amin) in place of the sum: slice ``i`` of
     ``source`` is combined into slice ``index[i]`` of ``input`` along ``dim``."""
-    warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning,
-                  stacklevel=2)
+    if not _warned:  # once per process, as torch's TORCH_WARN_ONCE
+        _warned.append(True)
+        warnings.warn("index_reduce() is in beta and the API may change at any time.",
+                      UserWarning, stacklevel=2)
     _check_reduce(reduce, _REDUCES[1:], "index_reduce")
     x, s = input._data, source._data
     axis = wrap_dim(dim, x.ndim)
@@ -320,8 +324,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     idx = idx.reshape(-1)
     n_src = s.shape[axis] if s.ndim else 1
     if idx.size != n_src:
-        raise IndexError(f"index_reduce_(): Number of indices ({idx.size}) should be equal to "
-                         f"source.size(dim) ({n_src})")
+        raise RuntimeError(f"index_reduce_(): Number of indices ({idx.size}) should be equal to "
+                           f"source.size(dim): ({n_src}), for dim: {axis}")
     if x.dtype != s.dtype:
         raise RuntimeError(f"index_reduce_(): self ({input.dtype}) and source ({source.dtype}) "
                            "must have the same scalar type")
@@ -331,7 +335,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
                            f"shapes. Destination shape {list(x.shape)}, source shape "
                            f"{list(s.shape)}, dim {axis}")
     size = (x.shape or (1,))[axis]
-    _check_bounds(idx, size, axis, "index_reduce_")
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        raise IndexError("index out of range in self")
     # the vector index spread over the source's shape: a scatter along dim
     view = [1] * max(s.ndim, 1)
     view[axis] = idx.size

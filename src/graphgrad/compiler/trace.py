@@ -1,0 +1,176 @@
+"""The recording hook: while a Tracer is installed as ``ops._dispatch._tracer``, every op the
+dispatcher runs (and every random draw, in-place write and optimizer step) is also appended to
+a Graph. Arrays are identified by ``id``: an array the tracer has not seen is an external
+(bound to its Tensor, read live on every call) or a baked constant (creation ops).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .._tensor import Tensor
+from .ir import Graph, Value
+
+__all__ = ["Tracer", "GraphBreak", "user_site"]
+
+
+class GraphBreak(Exception):
+    """Raised inside a capture when ``fn`` does something the graph cannot hold (reading a
+    captured value into Python); ``site`` names the user's line."""
+
+    def __init__(self, reason, site=None):
+        super().__init__(reason if site is None else f"{reason} at {site}")
+        self.reason = reason
+        self.site = site
+
+
+def user_site() -> str | None:
+    """``file:line`` of the innermost frame outside graphgrad (the user's code)."""
+    from ..autograd.sites import _is_internal
+
+    f = sys._getframe(1)
+    while f is not None:
+        if not _is_internal(f.f_code.co_filename):
+            return f"{f.f_code.co_filename}:{f.f_lineno}"
+        f = f.f_back
+    return None
+
+
+class Tracer:
+    """Records into ``self.graph``. ``amap`` maps id(array) -> Value; ``keep`` holds every
+    array and tensor seen so that ids stay unique during the capture."""
+
+    def __init__(self):
+        self.graph = Graph()
+        self.amap: dict = {}
+        self.keep: list = []
+        self.ext_names: dict = {}  # id(Tensor) -> a name for the printer (parameter names)
+        self.ext_tensors: dict = {}  # id(Tensor) -> external Value
+
+    # -- values -------------------------------------------------------------------------
+    def bind(self, arr, v):
+        self.amap[id(arr)] = v
+        self.keep.append(arr)
+        return v
+
+    def value(self, arr, tensor=None):
+        """The Value holding ``arr``: known, or a new external (a Tensor's array) or const."""
+        v = self.amap.get(id(arr))
+        if v is not None:
+            return v
+        if tensor is not None and tensor._data is arr:
+            v = self.ext_tensors.get(id(tensor))
+            if v is None:
+                v = self.graph.new_value(arr.shape, arr.dtype, "external", tensor,
+                                         self.ext_names.get(id(tensor)))
+                self.ext_tensors[id(tensor)] = v
+                self.keep.append(tensor)
+            return self.bind(arr, v)
+        return self.const(arr)
+
+    def const(self, arr):
+        """Bakes ``arr`` (creation ops: ``tensor``, ``zeros``, ...) unless already known."""
+        v = self.amap.get(id(arr))
+        if v is None:
+            v = self.bind(arr, self.graph.new_value(arr.shape, arr.dtype, "const",
+                                                    np.array(arr, copy=True)))
+        return v
+
+    def input(self, tensor, name):
+        arr = tensor._data
+        v = self.amap.get(id(arr))
+        if v is not None and v.kind == "input":
+            return v  # the same tensor passed twice
+        return self.bind(arr, self.graph.new_value(arr.shape, arr.dtype, "input", None, name))
+
+    def _arg(self, x, a):
+        """The IR operand for forward argument ``a`` (the eager input was ``x``)."""
+        if type(a) is np.ndarray:
+            if isinstance(x, Tensor) and x._data is not a:
+                # The dispatcher cast the tensor (dtype promotion): record the cast.
+                src = self.value(x._data, x)
+                v = self.amap.get(id(a))
+                if v is None:
+                    v = self.graph.add("cast", [src], [(a.shape, a.dtype)], fn=_caster(a.dtype),
+                                       label=_dname(a.dtype)).outs[0]
+                    self.bind(a, v)
+                return v
+            return self.value(a, x if isinstance(x, Tensor) else None)
+        if isinstance(a, Tensor):
+            return self.value(a._data, a)
+        if isinstance(a, (list, tuple)) and any(isinstance(e, (np.ndarray, Tensor)) for e in a):
+            raise GraphBreak("an op input that is a list of arrays", user_site())
+        return a
+
+    # -- recording (called from ops/_dispatch.py) ---------------------------------------
+    def record(self, op, inputs, arrays, params, out, aux=None):
+        """One dispatched op: ``out = op.forward(np, *arrays, **params)``."""
+        ins = [self._arg(x, a) for x, a in zip(inputs, arrays)]
+        types = [(out.shape, out.dtype)]
+        if aux is not None:
+            aux = np.asarray(aux)
+            types.append((aux.shape, aux.dtype))
+        instr = self.graph.add(op, ins, types, params)
+        self.bind(out, instr.outs[0])
+        if aux is not None:
+            self.bind(aux, instr.outs[1])
+        return instr
+
+    def random(self, arrays, fn, label=None):
+        """Arrays drawn from graphgrad's generator: ``fn()`` draws fresh ones (a tuple with one
+        array per entry of ``arrays``, or one array)."""
+        single = not isinstance(arrays, tuple)
+        outs = (arrays,) if single else arrays
+        types = [None if a is None else (a.shape, a.dtype) for a in outs]
+        instr = self.graph.add("random", [], types, fn=fn, label=label)
+        for a, v in zip(outs, instr.outs):
+            if a is not None:
+                self.bind(a, v)
+        return instr
+
+    def write(self, tensor, src):
+        """``tensor``'s array was overwritten in place with ``src``'s values (an in-place op).
+
+        Later reads of the array see the new value; an external tensor (a parameter or
+        buffer) also gets a store, so the write happens on every call."""
+        dst = tensor._data
+        v = self.value(src, None)
+        if src.shape != dst.shape or src.dtype != dst.dtype:
+            v = self.graph.add("cast", [v], [(dst.shape, dst.dtype)],
+                               fn=_caster(dst.dtype, dst.shape), label=_dname(dst.dtype)).outs[0]
+        old = self.amap.get(id(dst))
+        if old is None or old.kind == "external":
+            self.value(dst, tensor)
+            self.graph.add("store", [v], [], target=tensor, label=self._label(tensor))
+        elif old.kind == "input":
+            raise GraphBreak("an in-place write into an input tensor", user_site())
+        self.amap[id(dst)] = v
+
+    def read(self, tensor, what):
+        """``tensor``'s values are read into Python (``.item()``, ``bool()``, ...)."""
+        v = self.amap.get(id(tensor._data))
+        if v is not None and v.kind == "const":
+            return
+        raise GraphBreak(f"Tensor.{what}() reads a tensor's value into Python", user_site())
+
+    def _label(self, tensor):
+        return self.ext_names.get(id(tensor))
+
+
+def _dname(dtype):
+    from .ir import dtype_name
+
+    return dtype_name(dtype)
+
+
+def _caster(dtype, shape=None):
+    dtype = np.dtype(dtype)
+    if shape is None:
+        def cast(a):
+            return a.astype(dtype)
+    else:
+        def cast(a):
+            return np.broadcast_to(a, shape).astype(dtype)
+    return cast

@@ -1,0 +1,153 @@
+"""The launcher: ``python -m graphgrad.distributed.run -n 4 train.py ARGS`` (or ``-m module``)
+starts 4 ranks with ``mpiexec``: the MPICH wheel's in this environment's bin, else the one on
+PATH (Open MPI gets its run-as-root and oversubscribe flags). When a rank fails, it names the
+rank and its error; the exit status is nonzero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+__all__ = ["find_mpiexec", "mpiexec_command", "main"]
+
+
+def find_mpiexec() -> str:
+    """``$GRAPHGRAD_MPIEXEC``, else ``mpiexec`` next to this Python (the mpich wheel in a venv),
+    else in ``sys.prefix``'s bin, else on PATH."""
+    env = os.environ.get("GRAPHGRAD_MPIEXEC")
+    if env:
+        return env
+    for d in (os.path.dirname(sys.executable), os.path.join(sys.prefix, "bin")):
+        path = os.path.join(d, "mpiexec")
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    path = shutil.which("mpiexec") or shutil.which("mpirun")
+    if path is None:
+        raise FileNotFoundError("no mpiexec found next to this Python or on PATH: "
+                                "pip install 'graphgrad[distributed]' (mpi4py and mpich)")
+    return path
+
+
+def _flavour(mpiexec: str) -> str:
+    try:
+        out = subprocess.run([mpiexec, "--version"], capture_output=True, text=True,
+                             timeout=30).stdout.lower()
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    if "open mpi" in out or "open-mpi" in out or "openrte" in out:
+        return "openmpi"
+    return "mpich" if "hydra" in out or "mpich" in out else "unknown"
+
+
+def mpiexec_command(nproc: int, program: list[str], mpiexec: str | None = None) -> list[str]:
+    """The mpiexec command line that starts ``nproc`` ranks of ``program`` (a script and its
+    arguments, or ``["-m", module, ...]``) under graphgrad's worker wrapper."""
+    mpiexec = mpiexec or find_mpiexec()
+    cmd = [mpiexec]
+    if _flavour(mpiexec) == "openmpi":
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            cmd.append("--allow-run-as-root")
+        if nproc > (os.cpu_count() or 1):
+            cmd.append("--oversubscribe")
+    return cmd + ["-n", str(nproc), sys.executable, "-m", "graphgrad.distributed._worker",
+                  *program]
+
+
+def _pump(src, dst, seen):
+    for line in iter(src.readline, ""):
+        dst.write(line)
+        dst.flush()
+        seen.append(line)
+    src.close()
+
+
+def _summary(run_dir: str, output: list[str]) -> str | None:
+    """Which rank failed first and why, from the workers' error files or, for a rank that
+    died, the launcher's report of its pid."""
+    errors = []
+    for path in glob.glob(os.path.join(run_dir, "error.*.json")):
+        with open(path) as f:
+            errors.append(json.load(f))
+    own = sorted((e for e in errors if not e["peer"]), key=lambda e: e["time"])
+    if own:
+        first = own[0]
+        stopped = sorted(e["rank"] for e in errors if e["peer"])
+        tail = f"; ranks {stopped} stopped with its error" if stopped else ""
+        return f"rank {first['rank']} failed: {first['error']}{tail}"
+    pids = {}
+    for path in glob.glob(os.path.join(run_dir, "pid.*")):
+        with open(path) as f:
+            pids[int(f.read().strip() or -1)] = int(path.rsplit(".", 1)[1])
+    text = "".join(output)
+    for m in re.finditer(r"PID (\d+) RUNNING AT .*?EXIT CODE: (\d+)", text, re.S):
+        pid, code = int(m.group(1)), int(m.group(2))
+        if pid in pids:
+            how = f"killed by signal {code}" if code in (9, 15, 6, 11) else f"exit code {code}"
+            return f"rank {pids[pid]} (pid {pid}) died ({how}); the other ranks were stopped"
+    m = re.search(r"MPI_Abort\(MPI_COMM_WORLD, (\d+)\) - process (\d+)", text)
+    if m:
+        return f"rank {m.group(2)} called MPI_Abort with code {m.group(1)}"
+    return None
+
+
+def launch(nproc: int, program: list[str], mpiexec: str | None = None, env=None) -> int:
+    """Runs ``program`` on ``nproc`` ranks; returns the job's exit status."""
+    env = dict(os.environ if env is None else env)
+    if nproc > 1 and "OMP_NUM_THREADS" not in env:
+        # As torchrun does: ranks sharing a machine should not each start a BLAS thread pool.
+        env["OMP_NUM_THREADS"] = "1"
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    cmd = mpiexec_command(nproc, program, mpiexec)
+    with tempfile.TemporaryDirectory(prefix="graphgrad-run-") as run_dir:
+        env["GRAPHGRAD_RUN_DIR"] = run_dir
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, bufsize=1)
+        seen: list[str] = []
+        pumps = [threading.Thread(target=_pump, args=(proc.stdout, sys.stdout, seen)),
+                 threading.Thread(target=_pump, args=(proc.stderr, sys.stderr, seen))]
+        for t in pumps:
+            t.start()
+        try:
+            rc = proc.wait()
+        except KeyboardInterrupt:
+            proc.terminate()
+            rc = proc.wait()
+        for t in pumps:
+            t.join()
+        if rc != 0:
+            why = _summary(run_dir, seen) or f"mpiexec exited with status {rc}"
+            sys.stderr.write(f"graphgrad.distributed.run: {why}\n")
+            sys.stderr.flush()
+    return rc
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m graphgrad.distributed.run",
+        description="Start N ranks of a training script on MPI.")
+    parser.add_argument("-n", "--nproc", "--nproc-per-node", "--nproc_per_node", type=int,
+                        default=1, dest="nproc", help="number of ranks (default 1)")
+    parser.add_argument("-m", "--module", action="store_true",
+                        help="run the program as a module, as python -m does")
+    parser.add_argument("--mpiexec", default=None, help="the mpiexec to use")
+    parser.add_argument("program", help="the script (or module with -m)")
+    parser.add_argument("args", nargs=argparse.REMAINDER, help="the program's arguments")
+    a = parser.parse_args(argv)
+    if a.nproc < 1:
+        parser.error("-n must be at least 1")
+    program = (["-m", a.program] if a.module else [a.program]) + a.args
+    return launch(a.nproc, program, a.mpiexec)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""The training loop of the keyword-spotting example, for pretraining and for fine-tuning, and
+its ``--leak`` twin that logs ``total_loss += loss`` instead of ``total_loss += loss.item()``.
+
+Each batch records ``graphgrad.memory.allocated()``; warnings (the graph-retention detector's)
+are printed as they come, above the progress bars.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import graphgrad as torch
+from graphgrad import nn
+from graphgrad.utils.data import DataLoader, Dataset
+
+from . import data
+from .features import batch_log_mel
+
+
+class ArrayDataset(Dataset):
+    """Features and labels kept as NumPy arrays: only the batch in use becomes a tensor, so
+    ``memory.allocated()`` shows the training loop's memory, not the data set's."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray):
+        self.x, self.y = x, y
+
+    def __len__(self) -> int:
+        return len(self.y)
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+
+
+def features(clips: data.Clips, rng, noises=()) -> np.ndarray:
+    """Log-mel features (N, 40, 51) of every clip, shifted and noised with ``rng``."""
+    return batch_log_mel(data.place(clips, range(len(clips)), rng, noises))
+
+
+def accuracy(model, x: np.ndarray, y: np.ndarray, batch_size: int = 256) -> float:
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for i in range(0, len(y), batch_size):
+            logits = model(torch.from_numpy(x[i:i + batch_size]))
+            correct += (logits.argmax(dim=1) == torch.from_numpy(y[i:i + batch_size])).sum().item()
+    model.train()
+    return correct / max(len(y), 1)
+
+
+@dataclass
+class History:
+    name: str
+    leak: bool
+    batch_loss: list = field(default_factory=list)
+    batch_memory: list = field(default_factory=list)     # memory.allocated() after each step
+    epoch_loss: list = field(default_factory=list)
+    epoch_train_accuracy: list = field(default_factory=list)
+    epoch_val_accuracy: list = field(default_factory=list)
+    test_accuracy: float = float("nan")
+    seconds: float = 0.0
+    warnings: list = field(default_factory=list)
+
+
+def _progress(iterable, enabled: bool, **kwargs):
+    if not enabled:
+        return iterable
+    from tqdm.auto import tqdm
+    return tqdm(iterable, **kwargs)
+
+
+def _say(message: str, progress: bool) -> None:
+    """Prints above the progress bars (tqdm.write), or plainly without them."""
+    if progress:
+        from tqdm.auto import tqdm
+        tqdm.write(message)
+    else:
+        print(message, flush=True)
+
+
+def train_stage(model, optimizer, train_clips: data.Clips, val: tuple, *, name: str,
+                epochs: int, batch_size: int, seed: int, leak: bool = False, noises=(),
+                progress: bool = True) -> History:
+    """Trains ``model`` for ``epochs`` on fresh augmentations of ``train_clips`` each epoch."""
+    history = History(name, leak)
+    loss_fn = nn.CrossEntropyLoss()
+    scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
+    torch.memory.reset_retention_check()
+    start = time.perf_counter()
+    total_loss, seen = 0.0, 0       # summed over the stage; the bars show its running mean
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", torch.memory.GraphRetentionWarning)
+        for epoch in range(1, epochs + 1):
+            rng = np.random.default_rng([seed, epoch])
+            x = features(train_clips, rng, noises)
+            loader = DataLoader(ArrayDataset(x, train_clips.labels), batch_size=batch_size,
+                                shuffle=True, generator=torch.Generator().manual_seed(seed + epoch))
+            epoch_start_loss, epoch_start_seen, correct = float(total_loss), seen, 0
+            first_batch = len(history.batch_memory)
+            bar = _progress(loader, progress, desc=f"{name} {epoch}/{epochs}", unit="batch",
+                            leave=True)
+            for xb, yb in bar:
+                optimizer.zero_grad()
+                logits = model(xb)
+                loss = loss_fn(logits, yb)
+                loss.backward()
+                optimizer.step()
+                if leak:
+                    total_loss += loss * len(yb)    # the bug: each `loss` keeps its graph
+                else:
+                    total_loss += loss.item() * len(yb)
+                seen += len(yb)
+                correct += (logits.argmax(dim=1) == yb).sum().item()
+                history.batch_loss.append(loss.item())
+                history.batch_memory.append(torch.memory.allocated())
+                for w in caught[len(history.warnings):]:
+                    history.warnings.append(w)
+                    _say(warnings.formatwarning(w.message, w.category, w.filename, w.lineno),
+                         progress)
+                if progress:
+                    n = seen - epoch_start_seen
+                    bar.set_postfix(loss=f"{(float(total_loss) - epoch_start_loss) / n:.3f}",
+                                    acc=f"{correct / n:.1%}",
+                                    mem=f"{history.batch_memory[-1] / 1024:.0f}KiB")
+            scheduler.step()
+            n = seen - epoch_start_seen
+            history.epoch_loss.append((float(total_loss) - epoch_start_loss) / n)
+            history.epoch_train_accuracy.append(correct / n)
+            history.epoch_val_accuracy.append(accuracy(model, *val) if len(val[1]) else np.nan)
+            memory = history.batch_memory[first_batch:]
+            _say(f"[{name}] epoch {epoch}/{epochs}: train loss {history.epoch_loss[-1]:.3f}, "
+                 f"train accuracy {history.epoch_train_accuracy[-1]:.1%}, held-out voices "
+                 f"{history.epoch_val_accuracy[-1]:.1%}; memory per batch "
+                 f"{memory[0] / 1024:.0f} -> {memory[-1] / 1024:.0f} KiB", progress)
+    history.seconds = time.perf_counter() - start
+    return history
+
+
+def make_optimizer(model, lr: float, body_lr: float | None = None):
+    """AdamW; fine-tuning gives the pretrained body a smaller step than the new head."""
+    if body_lr is None:
+        return torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-3)
+    return torch.optim.AdamW([{"params": model.features.parameters(), "lr": body_lr},
+                              {"params": model.head.parameters(), "lr": lr}],
+                             weight_decay=1e-3)

@@ -1,0 +1,5 @@
+"""Parallel training wrappers, as ``torch.nn.parallel``."""
+
+from .distributed import DistributedDataParallel
+
+__all__ = ["DistributedDataParallel"]
