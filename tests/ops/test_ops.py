@@ -234,9 +234,8 @@ def test_gradgrad(gg, op, sample):
     _assert_same_grads(actual, expected, _grad_tol(op, sample), none_is_zero=True)
 
 
-@pytest.mark.parametrize("op,sample", GRADCHECK)
-def test_gradcheck(gg, op, sample):
-    """graphgrad.autograd.gradcheck, called as torch's, passes at smooth float64 points."""
+def _as_function(gg, op, sample):
+    """(fn, inputs): the op as a function of its differentiable leaves, as gradcheck takes it."""
     leaves = _leaf_tensors(gg, sample, requires_grad=True)
     diff = [i for i, d in enumerate(_diff_mask(sample)) if d]
 
@@ -246,7 +245,14 @@ def test_gradcheck(gg, op, sample):
             args[i] = x
         return tuple(float_outputs(_call(gg, op, sample, args)))
 
-    assert gg.autograd.gradcheck(fn, tuple(leaves[i] for i in diff), eps=EPS, atol=NUMERIC_ATOL,
+    return fn, tuple(leaves[i] for i in diff)
+
+
+@pytest.mark.parametrize("op,sample", GRADCHECK)
+def test_gradcheck(gg, op, sample):
+    """graphgrad.autograd.gradcheck, called as torch's, passes at smooth float64 points."""
+    fn, inputs = _as_function(gg, op, sample)
+    assert gg.autograd.gradcheck(fn, inputs, eps=EPS, atol=NUMERIC_ATOL,
                                  rtol=NUMERIC_RTOL) is True
 
 
@@ -259,16 +265,7 @@ _FULL_GRADGRADCHECK_ELEMENTS = 24
 def test_gradgradcheck(gg, op, sample):
     """graphgrad.autograd.gradgradcheck passes at smooth float64 points: second derivatives
     against finite differences of the first gradients (taken with create_graph=True)."""
-    leaves = _leaf_tensors(gg, sample, requires_grad=True)
-    diff = [i for i, d in enumerate(_diff_mask(sample)) if d]
-
-    def fn(*xs):
-        args = list(leaves)
-        for i, x in zip(diff, xs):
-            args[i] = x
-        return tuple(float_outputs(_call(gg, op, sample, args)))
-
-    inputs = tuple(leaves[i] for i in diff)
+    fn, inputs = _as_function(gg, op, sample)
     size = sum(x.numel() for x in inputs) + sum(o.numel() for o in fn(*inputs))
     assert gg.autograd.gradgradcheck(fn, inputs, eps=EPS, atol=NUMERIC_ATOL, rtol=NUMERIC_RTOL,
                                      fast_mode=size > _FULL_GRADGRADCHECK_ELEMENTS) is True

@@ -455,6 +455,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     inputs = _as_tuple(inputs)
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    from ..ops import _dispatch
+
+    if _dispatch._tracer is not None:  # graphgrad.compile is recording (compiler/capture.py)
+        if _dispatch._tracer.backward(tensors, grad_tensors, retain_graph, create_graph, inputs):
+            return
     roots, user_arrays = _root_grads(tensors, grad_tensors, create_graph)
     if retain_graph or _retention.retained:
         _report_retained(roots, retain_graph)
@@ -521,6 +526,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     grad_outputs = _as_tuple(grad_outputs)
+    from ..ops import _dispatch
+
+    if _dispatch._tracer is not None:  # graphgrad.compile cannot record autograd.grad
+        _dispatch._tracer.unsupported("torch.autograd.grad()")
     roots, user_arrays = _root_grads(outputs, grad_outputs, create_graph)
     if retain_graph or _retention.retained:
         _report_retained(roots, retain_graph)

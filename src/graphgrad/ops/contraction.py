@@ -232,7 +232,17 @@ def _matrix_vjp(ns, g, x, y, beta, alpha, needs):
     """For products of matrices (mm, bmm, and the batch-summed mm of addbmm)."""
     return (_scaled(g, beta) if needs[0] else None,
             _scaled(ns.matmul(g, ns.mT(y)), alpha) if needs[1] else None,
-            _scaled(ns.matmul(ns.mT(x), g), alpha) if needs[2] else None)
+            _scaled(_mat2_grad(ns, g, x, y), alpha) if needs[2] else None)
+
+
+def _mat2_grad(ns, g, x, y):
+    # NOTE: F.linear multiplies by weight.t(), a transposed view. Its gradient is made in the
+    # same layout, (g.T @ x).T, so that after TBackward the weight's gradient is C-ordered and
+    # storing it costs a plain copy, not a transposing one (as torch's mm_mat2_backward does).
+    yr = ns.raw(y)
+    if yr.ndim == 2 and yr.flags.f_contiguous and not yr.flags.c_contiguous:
+        return ns.mT(ns.matmul(ns.mT(g), x))
+    return ns.matmul(ns.mT(x), g)
 
 
 def _addmv_vjp(ns, g, mat, vec, beta, alpha, needs):

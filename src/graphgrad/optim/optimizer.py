@@ -104,6 +104,10 @@ def _hooked_step(func):
         self = args[0]
         if self._in_step:  # a subclass's step calling super().step(): count and hook once
             return func(*args, **kwargs)
+        from ..ops import _dispatch
+
+        if _dispatch._tracer is not None:  # graphgrad.compile: one opaque instr per step
+            return _dispatch._tracer.opaque_call(self, step, args, kwargs)
         for hook in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
             result = hook(self, args, kwargs)
             if result is not None:

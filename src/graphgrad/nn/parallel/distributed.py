@@ -160,7 +160,8 @@ class DistributedDataParallel(Module):
 
     def _build_buckets(self):
         buckets, open_ = [], {}
-        cap = _FIRST_BUCKET_BYTES
+        # NOTE: torch's first bucket is 1 MB whatever the cap; a smaller cap also bounds it.
+        cap = min(_FIRST_BUCKET_BYTES, self.bucket_bytes_cap)
         for i in reversed(range(len(self._params))):
             p = self._params[i]
             key = p._data.dtype
@@ -177,7 +178,8 @@ class DistributedDataParallel(Module):
         for b, bucket in enumerate(self._buckets):
             for j, p in enumerate(bucket.params):
                 self._slot[id(p)] = (b, j)
-        self._bucket_indices = [[self._params.index(p) for p in b.params] for b in self._buckets]
+        index = {id(p): i for i, p in enumerate(self._params)}
+        self._bucket_indices = [[index[id(p)] for p in b.params] for b in self._buckets]
 
     # -- iteration ------------------------------------------------------------------------
     def _reset_iteration(self, sync):
