@@ -212,8 +212,17 @@ del _family, _families
 
 # After the ops they re-export: nn, optim, data loading (torch.utils.data), checkpoints, and
 # the memory ledger with the retention detector.
-from . import linalg, memory, nn, optim, utils, viz  # noqa: E402
-from . import distributed  # noqa: E402
+from . import (  # noqa: E402
+    compiler,  # noqa: E402
+    distributed,
+    linalg,
+    memory,
+    nn,
+    optim,
+    utils,
+    viz,
+)
+from .compiler import compile  # noqa: E402
 from .linalg import det, inverse, logdet, matrix_power, pinverse  # noqa: E402
 from .linalg import svd_legacy as svd  # noqa: E402
 from .linalg import torch_cholesky as cholesky  # noqa: E402

@@ -13,8 +13,12 @@ import _models  # noqa: E402
 
 import graphgrad as torch  # noqa: E402
 import graphgrad.distributed as dist  # noqa: E402
-from graphgrad.distributed.pipeline import PipelineStage, Schedule1F1B, ScheduleGPipe  # noqa: E402
-from graphgrad.distributed.pipeline import split_sequential  # noqa: E402
+from graphgrad.distributed.pipeline import (  # noqa: E402
+    PipelineStage,
+    Schedule1F1B,
+    ScheduleGPipe,
+    split_sequential,  # noqa: E402
+)
 from graphgrad.nn.parallel import DistributedDataParallel as DDP  # noqa: E402
 
 OUT = sys.argv[1]

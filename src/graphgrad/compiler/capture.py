@@ -79,6 +79,8 @@ class Capture(Tracer):
         for cls in (Optimizer, Module):
             orig = cls.zero_grad
             self._patch(cls, "zero_grad", _zero_grad(cap, orig))
+        for name in ("__setitem__", "index_put_"):
+            self._patch(Tensor, name, _breaker(cap, getattr(Tensor, name), f"Tensor.{name}"))
         prop = Tensor.grad
         self._patch(Tensor, "grad", property(prop.fget, _grad_setter(cap, prop.fset)))
 
@@ -106,6 +108,18 @@ class Capture(Tracer):
     def read(self, tensor, what):
         try:
             super().read(tensor, what)
+        except GraphBreak as err:
+            self.break_graph(err)
+
+    def record(self, op, inputs, arrays, params, out, aux=None):
+        try:
+            return super().record(op, inputs, arrays, params, out, aux)
+        except GraphBreak as err:
+            self.break_graph(err)
+
+    def write(self, tensor, src):
+        try:
+            super().write(tensor, src)
         except GraphBreak as err:
             self.break_graph(err)
 
@@ -158,8 +172,15 @@ class Capture(Tracer):
     def accumulate(self, t, g):
         """AccumulateGrad: adds gradient ``g`` (a Tensor) into leaf ``t``'s .grad."""
         v = self.value(g._data, g)
+        target = t
+        tv = self.amap.get(id(t._data))
+        if tv is not None and tv.kind == "const":
+            # A leaf made inside the function is a new tensor on every eager call.
+            raise RuntimeError("a gradient for a leaf tensor created inside the function")
+        if tv is not None and tv.kind == "input":
+            target = self.graph.inputs.index(tv)  # the call's own argument, on every call
         instr = self.graph.add("accumulate_grad", [v], [(t._data.shape, t._data.dtype)],
-                               target=t, label=self.ext_names.get(id(t)))
+                               target=target, label=self.ext_names.get(id(t)))
         self.keep.append(t)
         self.bind(accumulate_grad(t, g._data), instr.outs[0])
 
@@ -181,7 +202,15 @@ class Capture(Tracer):
             if type(node._saved) is Freed:
                 break  # the eager engine raises torch's error below
         else:
-            self._run_backward(roots, order, retain_graph)
+            mark = len(self.graph.instrs)
+            try:
+                self._run_backward(roots, order, retain_graph)
+            except GraphBreak:
+                raise
+            except Exception as err:  # noqa: BLE001 - a rule the recorder cannot run
+                del self.graph.instrs[mark:]
+                self.unsupported(f"backward through {type(err).__name__} ({err})")
+                return False
             return True
         self.stop()
         return False
@@ -195,23 +224,33 @@ class Capture(Tracer):
             buffers[node] = g if node not in buffers else buffers[node] + g
         prev = _mode.grad_enabled
         _mode.grad_enabled = False
+        # Leaves are updated and saved values released only once every rule has run, so a
+        # failure part way can still fall back to the eager engine.
+        leaves, ran = [], []
         try:
             for node in order:
                 g = buffers.pop(node, None)
                 if g is None:
                     continue
                 if type(node) is AccumulateGrad:
-                    self.accumulate(node.variable, g)
+                    leaves.append((node.variable, g))
                     continue
-                grads = self._node_vjp(node, g, retain_graph)
+                grads = self._node_vjp(node, g)
+                ran.append(node)
                 for child, gi in zip(node._next, grads):
                     if child is None or gi is None:
                         continue
                     buffers[child] = buffers[child] + gi if child in buffers else gi
+            for t, g in leaves:
+                self.accumulate(t, g)
         finally:
             _mode.grad_enabled = prev
+        if not retain_graph:
+            for node in ran:
+                if node._op.frees:
+                    node._saved = Freed(None, 0)
 
-    def _node_vjp(self, node, g, retain_graph):
+    def _node_vjp(self, node, g):
         """One node's rule, recorded op by op through DIFF; a rule that reads data (a mask,
         ``ns.raw(x) > 0``) or fails there is recorded as one ``vjp`` instr instead."""
         op, params = node._op, node._params
@@ -241,8 +280,6 @@ class Capture(Tracer):
         if grads is None or self.peeked:
             del self.graph.instrs[mark:]
             grads = self._vjp_instr(node, op, params, g, saved)
-        if not retain_graph and op.frees:
-            node._saved = Freed(None, 0)
         return grads
 
     def _fit(self, gi, meta):
@@ -283,7 +320,7 @@ class Capture(Tracer):
             return tuple(out)
 
         ins = [self.value(g._data, g)]
-        for s, v in zip(op.save, saved):
+        for v in saved:
             if isinstance(v, Tensor):
                 ins.append(self.value(v._data, v))
             elif isinstance(v, np.ndarray):
@@ -390,6 +427,15 @@ def _reader(cap, orig, name):
             cap.read(self, name)
         return orig(self, *args, **kwargs)
     method.__name__ = name
+    return method
+
+
+def _breaker(cap, orig, what):
+    def method(self, *args, **kwargs):
+        if _dispatch._tracer is cap:
+            cap.unsupported(what)
+        return orig(self, *args, **kwargs)
+    method.__name__ = orig.__name__
     return method
 
 

@@ -59,6 +59,7 @@ class Executor:
                 if o is not None:
                     slot.setdefault(o, len(slot))
         self.nslots = len(slot)
+        self.slot = slot
         self.input_slots = [slot[v] for v in graph.inputs]
         self.ext = [(slot[v], v.data) for v in graph.externals]
         self.template = [None] * len(slot)
@@ -102,7 +103,9 @@ class Executor:
         for fn, ins, out, free in self.steps:
             r = fn(*[s[i] for i in ins])
             if type(out) is int:
-                s[out] = r if type(r) is _ndarray else _asarray(r)
+                if type(r) is not _ndarray:
+                    r = _asarray(r[0] if type(r) is tuple else r)
+                s[out] = r
             elif out is not None:
                 for o, x in zip(out, r):
                     if o >= 0:

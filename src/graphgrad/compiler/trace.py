@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 from .._tensor import Tensor
-from .ir import Graph, Value
+from .ir import Graph
 
 __all__ = ["Tracer", "GraphBreak", "user_site"]
 
@@ -107,10 +107,19 @@ class Tracer:
     # -- recording (called from ops/_dispatch.py) ---------------------------------------
     def record(self, op, inputs, arrays, params, out, aux=None):
         """One dispatched op: ``out = op.forward(np, *arrays, **params)``."""
+        if params:
+            for k, p in params.items():
+                if _holds_array(p):
+                    # An index plan or mask computed from a tensor's values in Python: baking
+                    # it would silently reuse this call's indices on every replay.
+                    raise GraphBreak(f"{op.name}() takes an array computed from tensor values "
+                                     f"(parameter {k!r})", user_site())
         ins = [self._arg(x, a) for x, a in zip(inputs, arrays)]
         types = [(out.shape, out.dtype)]
         if aux is not None:
-            aux = np.asarray(aux)
+            if type(aux) is not np.ndarray:
+                raise GraphBreak(f"{op.name}() returns a structured auxiliary value",
+                                 user_site())
             types.append((aux.shape, aux.dtype))
         instr = self.graph.add(op, ins, types, params)
         self.bind(out, instr.outs[0])
@@ -136,6 +145,9 @@ class Tracer:
         Later reads of the array see the new value; an external tensor (a parameter or
         buffer) also gets a store, so the write happens on every call."""
         dst = tensor._data
+        if dst.base is not None or tensor._view is not None:
+            # Other arrays may share this memory; a functional rebinding would miss them.
+            raise GraphBreak("an in-place write into a view", user_site())
         v = self.value(src, None)
         if src.shape != dst.shape or src.dtype != dst.dtype:
             v = self.graph.add("cast", [v], [(dst.shape, dst.dtype)],
@@ -157,6 +169,21 @@ class Tracer:
 
     def _label(self, tensor):
         return self.ext_names.get(id(tensor))
+
+
+def _holds_array(p, depth=0):
+    if isinstance(p, np.ndarray):
+        return p.ndim > 0
+    if depth > 2:
+        return False
+    if isinstance(p, (list, tuple)):
+        return any(_holds_array(e, depth + 1) for e in p)
+    if isinstance(p, (int, float, str, bool, slice, type(None), np.dtype, type)):
+        return False
+    slots = getattr(type(p), "__slots__", None)
+    fields = [getattr(p, n, None) for n in slots] if slots else list(getattr(p, "__dict__",
+                                                                              {}).values())
+    return any(_holds_array(e, depth + 1) for e in fields)
 
 
 def _dname(dtype):

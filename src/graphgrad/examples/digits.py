@@ -83,7 +83,7 @@ def train(torch, kind: str, data, epochs: int, seed: int, verbose: bool = True) 
     torch.manual_seed(seed)
     model = build_model(torch, kind)
     optimizer = torch.optim.Adam(model.parameters(), lr=LR)
-    # Annealing the step size to zero makes the last epochs agree across seeds and frameworks.
+    # Annealing the step size to zero lets the last epochs settle instead of jittering.
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
     loss_fn = torch.nn.CrossEntropyLoss()
     loader = torch.utils.data.DataLoader(

@@ -11,6 +11,7 @@ import numpy as np
 from .. import _dtype
 from .._device import check_device
 from .._tensor import Tensor, wrap
+from . import _dispatch
 from ._util import shape_arg
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like",
@@ -19,6 +20,8 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
 
 
 def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
+    if _dispatch._tracer is not None:  # graphgrad.compile bakes created tensors as constants
+        _dispatch._tracer.const(data)
     t = wrap(data, False, None)
     if requires_grad:
         if data.dtype.kind != "f":

@@ -15,6 +15,7 @@ import numpy as np
 from .._tensor import Tensor, bump_version, wrap
 from ..autograd.errors import AutogradError
 from ..autograd.grad_mode import state as _mode
+from . import _dispatch
 from . import elementwise as E
 from ._dispatch import _scalar, apply, unary
 from ._opdef import defop
@@ -73,6 +74,8 @@ def _write(self, result: Tensor, name: str, any_cast: bool = False) -> Tensor:
         raise RuntimeError(f"{name}: unsupported operation: the tensor's memory is a broadcast "
                            "view (made by expand) and cannot be written. Please clone() it "
                            "first.")
+    if _dispatch._tracer is not None:  # graphgrad.compile records the write
+        _dispatch._tracer.write(self, src)
     np.copyto(dst, src, casting="unsafe")
     _bump(self)
     if result._fn is not None:

@@ -13,6 +13,7 @@ import numpy as np
 from .. import _dtype
 from .._device import check_device
 from .._tensor import Tensor, wrap
+from . import _dispatch
 from ._util import shape_arg
 from .creation import _leaf, _np_dtype, _size
 
@@ -98,7 +99,11 @@ def _sample(draw, size, dtype, requires_grad, device):
     np_dtype = _float_dtype(dtype)
     # NumPy samples float32 natively; float16 is drawn as float32 and rounded.
     draw_dtype = np_dtype if np_dtype != np.float16 else np.dtype(np.float32)
-    return _leaf(draw(shape, draw_dtype).astype(np_dtype, copy=False), requires_grad)
+    data = draw(shape, draw_dtype).astype(np_dtype, copy=False)
+    if _dispatch._tracer is not None:  # graphgrad.compile: fresh draws on every replay
+        _dispatch._tracer.random(data, lambda: draw(shape, draw_dtype).astype(np_dtype,
+                                                                            copy=False))
+    return _leaf(data, requires_grad)
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **kwargs):
@@ -118,6 +123,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, *
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
     """Integers uniform on ``[low, high)`` (int64 by default)."""
+    if _dispatch._tracer is not None:
+        _dispatch._tracer.unsupported("torch.randint")
     check_device(device)
     if high is not None and not isinstance(high, (int, np.integer)) and size is None:
         low, high, size = 0, low, high  # randint(high, size)
@@ -136,6 +143,8 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
            requires_grad=False):
     """Normal samples with the given mean and std (numbers or broadcastable tensors)."""
+    if _dispatch._tracer is not None:
+        _dispatch._tracer.unsupported("torch.normal")
     rng = _rng(generator)
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
@@ -155,6 +164,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    if _dispatch._tracer is not None:
+        _dispatch._tracer.unsupported("torch.randperm")
     check_device(device)
     data = _rng(generator).permutation(n).astype(_np_dtype(dtype) or np.int64)
     return _leaf(data, requires_grad)
@@ -162,6 +173,8 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False)
 
 def bernoulli(input, p=None, *, generator=None):
     probs = input._data if p is None else np.full(input._data.shape, p)
+    if _dispatch._tracer is not None:
+        _dispatch._tracer.unsupported("torch.bernoulli")
     draw = _rng(generator).random(input._data.shape) < probs
     return wrap(draw.astype(input._data.dtype), False, None)
 

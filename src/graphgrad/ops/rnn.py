@@ -93,58 +93,63 @@ RNN_LAYER = defop("rnn_layer", _rnn_fwd, _rnn_vjp, kind="opaque", save=(0, 1, 2,
 
 
 # -- LSTM -----------------------------------------------------------------------------------------
-def _lstm_fwd(xp, gi, h0, c0, w_hh, b_hh, w_hr, reverse):
-    """Returns (out, aux): out is (T, B, P + H) of [h_t | c_t]; aux holds per step the gate
-    activations in the order i, f, o, g (one sigmoid covers a contiguous block), then tanh(c_t).
+# torch's gate blocks (of w_hh, gi) are i, f, g, o; the fused loops keep them as i, f, o, g so
+# that one sigmoid covers the first three.
+_IFOG = (0, 1, 3, 2)
 
-    NOTE: the sigmoid gates' pre-activations are built negated (their columns of w_hh and of
-    gi + b_hh), so exp(-x) needs no separate negation pass; negation is exact, values unchanged.
+
+def _lstm_fwd(xp, gi, h0, c0, w_hh, b_hh, w_hr, reverse):
+    """Returns (out, aux): out is (T, B, P + H) of [h_t | c_t]; aux is (T, 5, B, H), per step the
+    gate activations i, f, o, g and c_t, each block contiguous (strided slices of a (B, 4H) row
+    cost NumPy 2-3x more per element, and 4 (B, P) @ (P, H) products beat one (B, P) @ (P, 4H)).
+
+    NOTE: the sigmoid gates' rows of w_hh are negated, so the step's product gives -h W^T and
+    ``-h W^T - (gi + b)`` is exactly -x: exp(-x) needs no negation pass, the values are unchanged.
     """
     T, B, G = gi.shape
     H = G // 4
     P = h0.shape[-1]
     dtype = gi.dtype
     out = xp.empty((T, B, P + H), dtype=dtype)
-    aux = xp.empty((T, B, G + H), dtype=dtype)
-    acts, tcs = aux[..., :G], aux[..., G:]
-    # acts starts as the input part of every step's pre-activation, gate blocks moved.
-    for dst, src in ((slice(0, 2 * H), slice(0, 2 * H)), (slice(2 * H, 3 * H), slice(3 * H, G))):
-        if b_hh is None:
-            xp.negative(gi[..., src], out=acts[..., dst])
+    aux = xp.empty((T, 4, B, H), dtype=dtype)
+    w4 = xp.empty((4, P, H), dtype=w_hh.dtype)
+    for k, src in enumerate(_IFOG):
+        if k < 3:
+            xp.negative(w_hh[src * H:(src + 1) * H].T, out=w4[k])
         else:
-            xp.subtract(-b_hh[src], gi[..., src], out=acts[..., dst])
-    if b_hh is None:
-        acts[..., 3 * H:] = gi[..., 2 * H:3 * H]
-    else:
-        xp.add(gi[..., 2 * H:3 * H], b_hh[2 * H:3 * H], out=acts[..., 3 * H:])
-    # A contiguous transpose: BLAS runs h @ w.T about 1.5x slower on the strided view.
-    w_t = xp.empty((P, G), dtype=w_hh.dtype)
-    xp.negative(w_hh[:2 * H].T, out=w_t[:, :2 * H])
-    xp.negative(w_hh[3 * H:].T, out=w_t[:, 2 * H:3 * H])
-    w_t[:, 3 * H:] = w_hh[2 * H:3 * H].T
+            w4[k] = w_hh[src * H:(src + 1) * H].T
+    for k, src in enumerate(_IFOG):
+        rows = slice(src * H, (src + 1) * H)
+        if k < 3:
+            if b_hh is None:
+                xp.negative(gi[..., rows], out=aux[:, k])
+            else:
+                xp.subtract(-b_hh[rows], gi[..., rows], out=aux[:, k])
+        elif b_hh is None:
+            aux[:, k] = gi[..., rows]
+        else:
+            xp.add(gi[..., rows], b_hh[rows], out=aux[:, k])
     wr_t = None if w_hr is None else xp.ascontiguousarray(w_hr.T)
-    gh = xp.empty((B, G), dtype=dtype)
+    gh = xp.empty((4, B, H), dtype=dtype)
     tmp = xp.empty((B, H), dtype=dtype)
-    sig, i, f, o, g = (acts[..., :3 * H], acts[..., :H], acts[..., H:2 * H],
-                       acts[..., 2 * H:3 * H], acts[..., 3 * H:])
+    tc = xp.empty((B, H), dtype=dtype)
+    acts, sig, i, f, o, g = aux, aux[:, :3], aux[:, 0], aux[:, 1], aux[:, 2], aux[:, 3]
     hs, cs = out[..., :P], out[..., P:]
     h, c = h0, c0
     for t in _order(T, reverse):
-        xp.matmul(h, w_t, out=gh)
+        xp.matmul(h, w4, out=gh)
         a = acts[t]
         a += gh
         s = sig[t]
         xp.exp(s, out=s)
         s += 1
         xp.reciprocal(s, out=s)
-        gg = g[t]
-        xp.tanh(gg, out=gg)
-        c_new = cs[t]
+        g_t, c_new = g[t], cs[t]
+        xp.tanh(g_t, out=g_t)
         xp.multiply(f[t], c, out=c_new)
-        xp.multiply(i[t], gg, out=tmp)
+        xp.multiply(i[t], g_t, out=tmp)
         c_new += tmp
         c = c_new
-        tc = tcs[t]
         xp.tanh(c, out=tc)
         if wr_t is None:
             h = xp.multiply(o[t], tc, out=hs[t])
@@ -206,47 +211,49 @@ def _lstm_vjp(ns, g, gi, h0, c0, w_hh, b_hh, w_hr, out, aux, reverse):
 
 
 def _lstm_vjp_arrays(g, h0, c0, w_hh, b_hh, w_hr, out, aux, reverse):
-    """``_lstm_vjp``'s formulas on arrays (no graph wanted), in the same order of operations so
-    the values are the same, but written into preallocated buffers: no per-step allocation,
-    concatenation or stacking, and the forward's activations and tanh(c_t) are reused."""
+    """``_lstm_vjp``'s formulas on arrays (no graph wanted), in the same order of operations, but
+    step by step on the forward's contiguous gate blocks and into preallocated buffers: no
+    per-step allocation, concatenation or stacking, and the weight gradients are one product."""
     T, B, W = out.shape
     P = h0.shape[-1]
     H = W - P
     G = 4 * H
     dtype = out.dtype
-    acts, tc = aux[..., :G], aux[..., G:]
-    i, f, o, gg = (acts[..., k * H:(k + 1) * H] for k in range(4))
-    c_all = out[..., P:]
-    dc_dm = tc * tc
-    np.subtract(1, dc_dm, out=dc_dm)
-    dc_dm *= o
-    # k (torch's gate order i, f, g, o) turns [dc, dc, dc, dm] into the pre-activations' grads.
-    one_minus = np.subtract(1, acts[..., :3 * H])
-    k = np.empty((T, B, G), dtype=dtype)
-    k_i, k_f, k_g, k_o = (k[..., j * H:(j + 1) * H] for j in range(4))
-    np.multiply(gg, i, out=k_i)
-    k_i *= one_minus[..., :H]
-    first, rest, prev = (-1, slice(0, -1), slice(1, None)) if reverse else \
-        (0, slice(1, None), slice(0, -1))
-    np.multiply(c_all[prev], f[rest], out=k_f[rest])
-    np.multiply(c0, f[first], out=k_f[first])
-    k_f *= one_minus[..., H:2 * H]
-    np.multiply(gg, gg, out=k_g)
-    np.subtract(1, k_g, out=k_g)
-    np.multiply(i, k_g, out=k_g)
-    np.multiply(tc, o, out=k_o)
-    k_o *= one_minus[..., 2 * H:]
-    k3 = k[..., :3 * H].reshape(T, B, 3, H)
     dpre = np.empty((T, B, G), dtype=dtype)
-    d3, d_o = dpre[..., :3 * H].reshape(T, B, 3, H), dpre[..., 3 * H:]
+    # dpre[t] as (4, B, H) blocks in the order i, f, g, o (torch's).
+    d4 = dpre.reshape(T, B, 4, H).transpose(0, 2, 1, 3)
     g_h, g_c = g[..., :P], g[..., P:]
     dhs = None if w_hr is None else np.empty((T, B, P), dtype=dtype)
+    one_minus = np.empty((3, B, H), dtype=dtype)
+    k = np.empty((4, B, H), dtype=dtype)  # the factors of i, f, o, g's pre-activation grads
+    tc = np.empty((B, H), dtype=dtype)
+    dc_dm = np.empty((B, H), dtype=dtype)
     dh = np.empty((B, P), dtype=dtype)
     d_c = np.empty((B, H), dtype=dtype)
     dc = np.empty((B, H), dtype=dtype)
     d_m = None if w_hr is None else np.empty((B, H), dtype=dtype)
+    back = 1 if reverse else -1  # from a step to the one before it in time
     started = False
+    ai, af, ao, ag = (aux[:, j] for j in range(4))
+    ac = out[..., P:]
     for t in _order(T, not reverse):
+        i, f, o, gg, c = ai[t], af[t], ao[t], ag[t], ac[t]
+        c_prev = c0 if t + back in (-1, T) else ac[t + back]
+        np.tanh(c, out=tc)
+        np.subtract(1, aux[t, :3], out=one_minus)
+        np.multiply(gg, i, out=k[0])
+        k[0] *= one_minus[0]
+        np.multiply(c_prev, f, out=k[1])
+        k[1] *= one_minus[1]
+        np.multiply(tc, o, out=k[2])
+        k[2] *= one_minus[2]
+        np.multiply(gg, gg, out=k[3])
+        np.subtract(1, k[3], out=k[3])
+        np.multiply(i, k[3], out=k[3])
+        np.multiply(tc, tc, out=dc_dm)
+        np.subtract(1, dc_dm, out=dc_dm)
+        np.multiply(o, dc_dm, out=dc_dm)
+        # the recurrence
         d_h = np.add(g_h[t], dh, out=dh if dhs is None else dhs[t]) if started else g_h[t]
         if dhs is not None:
             if not started:
@@ -254,21 +261,30 @@ def _lstm_vjp_arrays(g, h0, c0, w_hh, b_hh, w_hr, out, aux, reverse):
             np.matmul(d_h, w_hr, out=d_m)
         else:
             d_m = d_h
-        np.multiply(d_m, dc_dm[t], out=d_c)
+        np.multiply(d_m, dc_dm, out=d_c)
         np.add(g_c[t], d_c, out=d_c)
         if started:
             d_c += dc
-        np.multiply(k3[t], d_c[:, None, :], out=d3[t])
-        np.multiply(d_m, k_o[t], out=d_o[t])
+        d = d4[t]
+        np.multiply(k[0], d_c, out=d[0])
+        np.multiply(k[1], d_c, out=d[1])
+        np.multiply(k[3], d_c, out=d[2])
+        np.multiply(k[2], d_m, out=d[3])
         np.matmul(dpre[t], w_hh, out=dh)
-        np.multiply(d_c, f[t], out=dc)
+        np.multiply(d_c, f, out=dc)
         started = True
+    first, rest, prev = (-1, slice(0, -1), slice(1, None)) if reverse else \
+        (0, slice(1, None), slice(0, -1))
     h_prev = np.empty((T, B, P), dtype=dtype)
     h_prev[rest] = out[prev, :, :P]
     h_prev[first] = h0
     dw_hh = _weight_grad(RAW, dpre, h_prev)
     db = None if b_hh is None else _bias_sum(RAW, dpre)
-    dw_hr = None if w_hr is None else _weight_grad(RAW, dhs, o * tc)
+    dw_hr = None
+    if w_hr is not None:
+        m = np.tanh(out[..., P:])
+        np.multiply(aux[:, 2], m, out=m)
+        dw_hr = _weight_grad(RAW, dhs, m)
     return dpre, dh, dc, dw_hh, db, dw_hr
 
 

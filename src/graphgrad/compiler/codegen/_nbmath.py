@@ -38,3 +38,11 @@ def tanh_f32(x):
 @njit(cache=True, error_model="numpy", inline="always")
 def tanh_f64(x):
     return math.tanh(x)
+
+
+@njit(cache=True, error_model="numpy", fastmath={"reassoc"})
+def radd(a, b):
+    # a reduction's add, allowed to reassociate so that LLVM vectorizes the accumulation (the
+    # flag is per instruction and survives LLVM's inlining; the kernel's own math keeps
+    # strict IEEE order)
+    return a + b

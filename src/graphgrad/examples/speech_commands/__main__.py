@@ -44,7 +44,8 @@ def load_clips(args, config):
         pre = [w for w in config["pretrain_words"] if w in clips.words]
         fine = [w for w in config["finetune_words"] if w in clips.words]
         if not pre or not fine:
-            sys.exit(f"{args.data}: needs words of both sets: pretraining {config['pretrain_words']}"
+            sys.exit(f"{args.data}: needs words of both sets: pretraining "
+                     f"{config['pretrain_words']}"
                      f" and fine-tuning {config['finetune_words']}")
         print(f"data: {len(clips)} clips of {len(clips.words)} words from {args.data}")
         return clips.select_words(pre), clips.select_words(fine), noises

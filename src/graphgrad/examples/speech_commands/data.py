@@ -26,7 +26,7 @@ import numpy as np
 SAMPLE_RATE = 16000
 CLIP_SAMPLES = SAMPLE_RATE          # one second, as in Speech Commands
 CACHE_VERSION = 1
-CHUNK = 200                         # clips per worker process; fixed so output is too
+CHUNK = 500                         # clips per worker process; fixed, so the output is too
 
 # Speech Commands v2's 35 words: the ten commands of its benchmark are the fine-tuning task,
 # the other 25 the pretraining one.
@@ -303,7 +303,7 @@ def synthesize(words, counts: dict, seed: int = 0, cache: str | None = None,
     voices = speaker_splits(variants, seed)
     spec = {"version": CACHE_VERSION, "words": list(words), "counts": counts, "seed": seed,
             "backend": backend_version(backend), "variants": variants, "accents": ACCENTS,
-            "rates": RATES, "pitches": PITCHES}
+            "rates": RATES, "pitches": PITCHES, "chunk": CHUNK}
     key = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
     cache = cache or cache_dir()
     path = os.path.join(cache, f"synth-{key}.npz")

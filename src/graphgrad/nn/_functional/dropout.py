@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from ..._tensor import wrap
+from ...ops import _dispatch
 from ...ops import random as _random
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
@@ -56,6 +57,11 @@ def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
         zero = wrap(np.zeros((), dtype=input._data.dtype), False, None)
         return input.mul_(zero) if inplace else input * zero
     mult, shift = _noise(input, p, feature, alpha)
+    if _dispatch._tracer is not None:  # graphgrad.compile: fresh masks on every replay
+        like = wrap(np.broadcast_to(np.zeros((), input._data.dtype), input._data.shape), False,
+                    None)
+        _dispatch._tracer.random((mult, shift), lambda: _noise(like, p, feature, alpha),
+                                 label="dropout")
     mult = wrap(mult, False, None)
     if inplace:
         input.mul_(mult)

@@ -405,6 +405,18 @@ class Module:
                         p.grad.requires_grad_(False)
                     p.grad.zero_()
 
+    def compile(self, *args, **kwargs) -> None:
+        """Compiles this module's calls in place (``graphgrad.compile``), as torch."""
+        from ...compiler.api import CompiledFunction
+
+        cls = type(self)
+        call = cls.__call__
+        compiled = CompiledFunction(lambda *a, **k: call(self, *a, **k), modules=(self,),
+                                    **kwargs)
+        # A per-instance subclass: other modules' calls keep the plain (fast) __call__.
+        object.__setattr__(self, "__class__", type(cls.__name__, (cls,), {
+            "__call__": lambda _, *a, **k: compiled(*a, **k), "__module__": cls.__module__}))
+
     def share_memory(self) -> Module:
         return self
 

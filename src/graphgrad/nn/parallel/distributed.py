@@ -6,6 +6,12 @@ Construction broadcasts rank 0's parameters and buffers. Parameters are grouped 
 the world size, into its bucket; a full bucket starts a non-blocking all-reduce right away, in
 bucket order on every rank, so communication overlaps the rest of backward. The hook of the
 last gradient waits for all of them; each ``.grad`` is then a view of its bucket.
+
+Note [Fresh buckets]: torch's default (``gradient_as_bucket_view=False``) gives every ``.grad``
+storage of its own, which a later iteration never overwrites. Copying the averages back would
+cost a pass over every gradient; instead each synchronised iteration reduces into newly
+allocated buckets, so a ``.grad`` kept from an earlier step is left alone. With
+``gradient_as_bucket_view=True`` the same buckets are reused every step, as in torch.
 """
 
 from __future__ import annotations
@@ -86,7 +92,8 @@ class DistributedDataParallel(Module):
     def __init__(self, module, device_ids=None, output_device=None, dim=0,
                  broadcast_buffers=True, process_group=None, bucket_cap_mb=None,
                  find_unused_parameters=False, check_reduction=False,
-                 gradient_as_bucket_view=False, static_graph=False, delay_all_reduce_named_params=None,
+                 gradient_as_bucket_view=False, static_graph=False,
+                 delay_all_reduce_named_params=None,
                  param_to_hook_all_reduce=None, mixed_precision=None, device_mesh=None):
         super().__init__()
         if device_ids not in (None, [], ["cpu"]) or output_device not in (None, "cpu"):
@@ -191,6 +198,9 @@ class DistributedDataParallel(Module):
         for b in self._buckets:
             b.pending = len(b.params)
             b.req = None
+            if sync and not self.gradient_as_bucket_view:
+                # See Note [Fresh buckets].
+                b.buf = np.empty_like(b.buf)
 
     def forward(self, *inputs, **kwargs):
         self._check_prior_reduction()
@@ -244,9 +254,9 @@ class DistributedDataParallel(Module):
         if self._unused:
             # A parameter unused here may be used on another rank: then it gets the average;
             # unused everywhere, its .grad is left as it was, as in torch.
-            used = np.array([id(p) in self._got for p in self._unused], np.int32)
+            used = np.array([id(p) in self._got for p in self._params], np.int32)
             impl.wait(impl.allreduce(used, "max"), "DistributedDataParallel all-reduce")
-            for p, u in zip(self._unused, used):
+            for p, u in zip(self._params, used):
                 if u and p._grad is None:
                     b, j = self._slot[id(p)]
                     p._grad = wrap(self._buckets[b].view(j), False, None)

@@ -5,7 +5,6 @@
 
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader
-from .distributed import DistributedSampler
 from .dataset import (
     ChainDataset,
     ConcatDataset,
@@ -16,6 +15,7 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
     RandomSampler,

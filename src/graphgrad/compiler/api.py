@@ -1,0 +1,199 @@
+"""``graphgrad.compile``: the decorator, the compiled-function object and its variant cache.
+
+A call computes its guard key, finds a variant (or captures a new one: the capture call itself
+runs eagerly and returns the eager result), and replays the variant's executor. A capture that
+hit a graph break makes an eager variant for that key (warned once, naming the line).
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+from .._tensor import Tensor, wrap
+from . import verify as _verify
+from .capture import capture, flatten, unflatten
+from .executor import Executor
+from .guards import RECOMPILE_LIMIT, Guards, call_key
+from .passes import run_all
+
+__all__ = ["compile", "CompiledFunction", "Variant", "compile_graph"]
+
+
+def compile_graph(graph, *, backend=None, mode=None, options=None):
+    """The pipeline: passes (core, then fusion and memory plan when present), then lowering.
+
+    ``codegen.lower(graph, backend=...)`` (compiler/codegen/, when present) may return a runner
+    with ``run(tensors)`` like Executor's; otherwise the plain Executor runs the graph.
+    Returns (runner, pass report)."""
+    core_only = bool(options and options.get("core_only"))
+    report = run_all(graph, mode=mode, extra=not core_only)
+    runner = None
+    try:
+        from .codegen import lower
+    except ImportError:
+        lower = None
+    if lower is not None and not core_only:
+        runner = lower(graph, backend=backend)
+    return runner or Executor(graph), report
+
+
+class Variant:
+    """One compiled specialisation: guards, graph, runner (None for an eager fallback)."""
+
+    def __init__(self, guards, graph=None, runner=None, cap=None, report=None, raw_text=None,
+                 reason=None):
+        self.guards = guards
+        self.graph = graph
+        self.runner = runner
+        self.cap = cap
+        self.report = report or []
+        self.raw_text = raw_text  # the captured IR before the passes (explain)
+        self.reason = reason  # why this variant runs eagerly
+        self.calls = 0
+        self.verify_next = False
+
+
+class CompiledFunction:
+    """What ``graphgrad.compile(fn)`` returns: call it as ``fn``."""
+
+    def __init__(self, fn, *, fullgraph=False, dynamic=False, verify=None, backend=None,
+                 mode=None, options=None, modules=(), ext_names=None):
+        self.fn = fn
+        self.options = options or {}
+        self.fullgraph = fullgraph
+        self.dynamic = dynamic
+        self.verify = verify
+        self.backend = backend
+        self.mode = mode
+        self.modules = tuple(modules)
+        self.ext_names = ext_names or {}
+        self.variants: list[Variant] = []
+        self.breaks: list = []
+        self.recaptures = []  # the failed guard behind each capture after the first
+        self.limit_warned = False
+        functools.update_wrapper(self, fn, updated=())
+
+    def _names(self):
+        names = dict(self.ext_names)
+        for mod in self.modules:
+            for n, p in mod.named_parameters():
+                names.setdefault(id(p), n)
+            for n, b in mod.named_buffers():
+                names.setdefault(id(b), n)
+        return names
+
+    def __call__(self, *args, **kwargs):
+        key = call_key(args, kwargs, self.modules)
+        reason = None
+        for v in self.variants:
+            why = v.guards.check(key)
+            if why is None:
+                return self._run(v, args, kwargs)
+            reason = reason or why
+        if self.variants:
+            if len(self.variants) >= RECOMPILE_LIMIT:
+                if not self.limit_warned:
+                    warnings.warn(f"graphgrad.compile: recompile limit ({RECOMPILE_LIMIT}) "
+                                  f"reached for {_fn_name(self.fn)}; last failed guard: "
+                                  f"{reason}. Running eagerly from now on.", stacklevel=2)
+                    self.limit_warned = True
+                return self.fn(*args, **kwargs)
+            self.recaptures.append(reason)
+        return self._capture(key, args, kwargs, reason)
+
+    def _capture(self, key, args, kwargs, reason=None):
+        cap, result = capture(self.fn, args, kwargs, fullgraph=self.fullgraph,
+                              ext_names=self._names())
+        if cap.breaks:
+            err = cap.breaks[0]
+            self.breaks.append(err)
+            warnings.warn(f"graphgrad.compile: graph break in {_fn_name(self.fn)}: {err}; this "
+                          "call and later ones with the same inputs run eagerly "
+                          "(fullgraph=True raises instead)", stacklevel=3)
+            self.variants.append(Variant(Guards(key, cap.graph), cap=cap, reason=str(err)))
+            return result
+        graph = cap.graph
+        if _needs_autograd(result) and not any(i.op == "accumulate_grad" for i in graph.instrs):
+            # Outputs that require grad outside the function: the replay builds no autograd
+            # graph, so this variant stays eager (compile the whole step instead).
+            self.variants.append(Variant(Guards(key, graph), cap=cap,
+                                         reason="outputs require grad outside the function"))
+            return result
+        raw_text = graph.format()
+        pre = list(graph.instrs)
+        runner, report = compile_graph(graph, backend=self.backend, mode=self.mode,
+                                       options=self.options)
+        v = Variant(Guards(key, graph), graph, runner, cap, report, raw_text)
+        v.pre = pre
+        self.variants.append(v)
+        if self.verify:
+            v.verify_next = True
+        return result
+
+    def _run(self, v, args, kwargs):
+        if v.runner is None:
+            return self.fn(*args, **kwargs)
+        v.calls += 1
+        if self.verify and _verify.due(self.verify, v):
+            out, ok = _verify.check(self, v, args, kwargs)
+            if out is not None:
+                return out
+        return run_variant(v, args, kwargs)
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self.__call__, obj)
+
+
+def run_variant(v, args, kwargs):
+    leaves: list = []
+    flatten((args, kwargs), leaves)
+    arrays = v.runner.run(leaves)
+    cap = v.cap
+    outs = []
+    for a, obj in zip(arrays, v.runner.out_objects):
+        if obj is not None:
+            outs.append(obj)
+        else:
+            outs.append(wrap(a, False, None))
+    return unflatten(cap.out_spec, outs)
+
+
+def _needs_autograd(result):
+    leaves: list = []
+    flatten(result, leaves)
+    return any(isinstance(t, Tensor) and t._rg and t._fn is not None for t in leaves)
+
+
+def _fn_name(fn):
+    return getattr(fn, "__qualname__", None) or type(fn).__name__
+
+
+def compile(model=None, *, fullgraph=False, dynamic=False, verify=None, backend=None,
+            mode=None, options=None, disable=False):
+    """Compiles a function or Module, as ``torch.compile``: usable as ``@compile``,
+    ``@compile(fullgraph=True)``, ``compile(fn)`` and ``compile(model)``.
+
+    >>> import graphgrad as torch
+    >>> f = torch.compile(lambda x: (x * 2).sum())
+    >>> f(torch.ones(3))
+    tensor(6.)
+    """
+    from ..nn.modules.module import Module
+
+    opts = dict(fullgraph=fullgraph, dynamic=dynamic, verify=verify, backend=backend,
+                mode=mode, options=options)
+    if model is None:
+        return lambda fn: compile(fn, **opts, disable=disable)
+    if disable:
+        return model
+    if isinstance(model, Module):
+        from .module import OptimizedModule
+
+        return OptimizedModule(model, **opts)
+    if not callable(model):
+        raise RuntimeError("compile: the argument must be callable (a function or a Module)")
+    modules = [model.__self__] if isinstance(getattr(model, "__self__", None), Module) else []
+    return CompiledFunction(model, modules=modules, **opts)

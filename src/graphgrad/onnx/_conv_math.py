@@ -1,0 +1,586 @@
+"""Converters of the elementwise and reduction ops (see ops.py for the table's contract).
+
+Arithmetic runs in the op's output dtype: inputs are cast to it, as the dispatcher's promotion
+did before the forward ran. Ops ONNX lacks are composed from a few ONNX operators.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..compiler.ir import Value
+from .ops import arg, in_dtype, register
+
+
+def _out(instr):
+    return instr.outs[0].dtype
+
+
+def _common(instr, idx):
+    """The dtype comparisons compute in: the promoted dtype of the tensor operands."""
+    ds = [instr.ins[i].dtype for i in idx if isinstance(instr.ins[i], Value)]
+    return np.result_type(*ds) if ds else np.dtype(np.float32)
+
+
+# -- direct unary ops ------------------------------------------------------------------------
+def _unary(op_type):
+    def convert(b, instr):
+        return b.node(op_type, [arg(b, instr, 0, _out(instr))])
+    return convert
+
+
+for _name, _op in [("abs", "Abs"), ("exp", "Exp"), ("log", "Log"), ("sqrt", "Sqrt"),
+                   ("sin", "Sin"), ("cos", "Cos"), ("tan", "Tan"), ("tanh", "Tanh"),
+                   ("sigmoid", "Sigmoid"), ("erf", "Erf"), ("reciprocal", "Reciprocal"),
+                   ("relu", "Relu"), ("sign", "Sign"), ("floor", "Floor"), ("ceil", "Ceil"),
+                   ("neg", "Neg"), ("clone", "Identity")]:
+    register(_name, _op)(_unary(_op))
+
+
+@register("round", "Round / Mul+Round+Div")
+def _round(b, instr):
+    x = arg(b, instr, 0, _out(instr))
+    d = instr.params.get("decimals", 0)
+    if np.dtype(_out(instr)).kind != "f":
+        return b.node("Identity", [x])
+    if not d:
+        return b.node("Round", [x])
+    s = b.scalar(10.0 ** d, _out(instr))
+    return b.node("Div", [b.node("Round", [b.node("Mul", [x, s])]), s])
+
+
+def _fn(build):
+    """A converter from ``build(b, x, dtype)`` on the op's first input cast to the output."""
+    def convert(b, instr):
+        dt = _out(instr)
+        return build(b, arg(b, instr, 0, dt), dt, **instr.params)
+    return convert
+
+
+def _k(b, v, dt):
+    return b.scalar(v, dt)
+
+
+register("exp2", "Pow (decomposes)")(_fn(lambda b, x, dt: b.node("Pow", [_k(b, 2.0, dt), x])))
+register("log2", "Log+Div (decomposes)")(_fn(
+    lambda b, x, dt: b.node("Div", [b.node("Log", [x]), _k(b, math.log(2.0), dt)])))
+register("log10", "Log+Div (decomposes)")(_fn(
+    lambda b, x, dt: b.node("Div", [b.node("Log", [x]), _k(b, math.log(10.0), dt)])))
+register("log1p", "Add+Log (decomposes)")(_fn(
+    lambda b, x, dt: b.node("Log", [b.node("Add", [x, _k(b, 1.0, dt)])])))
+register("expm1", "Exp+Sub (decomposes)")(_fn(
+    lambda b, x, dt: b.node("Sub", [b.node("Exp", [x]), _k(b, 1.0, dt)])))
+register("rsqrt", "Sqrt+Reciprocal (decomposes)")(_fn(
+    lambda b, x, dt: b.node("Reciprocal", [b.node("Sqrt", [x])])))
+register("square", "Mul (decomposes)")(_fn(lambda b, x, dt: b.node("Mul", [x, x])))
+register("trunc", "Abs+Floor+Sign (decomposes)")(_fn(
+    lambda b, x, dt: b.node("Mul", [b.node("Sign", [x]), b.node("Floor", [b.node("Abs", [x])])])
+    if np.dtype(dt).kind == "f" else b.node("Identity", [x])))
+register("silu", "Sigmoid+Mul (decomposes)")(_fn(
+    lambda b, x, dt: b.node("Mul", [x, b.node("Sigmoid", [x])])))
+
+
+def _softplus(b, x, dt, beta=1.0, threshold=20.0):
+    bx = b.node("Mul", [x, _k(b, beta, dt)]) if beta != 1 else x
+    sp = b.node("Softplus", [bx])
+    if beta != 1:
+        sp = b.node("Div", [sp, _k(b, beta, dt)])
+    return b.node("Where", [b.node("Greater", [bx, _k(b, threshold, dt)]), x, sp])
+
+
+register("softplus", "Softplus+Where")(_fn(_softplus))
+register("log_sigmoid", "Softplus+Neg (decomposes)")(_fn(
+    lambda b, x, dt: b.node("Neg", [b.node("Softplus", [b.node("Neg", [x])])])))
+register("mish", "Softplus+Tanh+Mul (decomposes)")(_fn(
+    lambda b, x, dt: b.node("Mul", [x, b.node("Tanh", [b.node("Softplus", [x])])])))
+
+
+def _elu(b, x, dt, alpha=1.0, scale=1.0, input_scale=1.0):
+    xs = b.node("Mul", [x, _k(b, input_scale, dt)]) if input_scale != 1 else x
+    neg = b.node("Mul", [b.node("Sub", [b.node("Exp", [xs]), _k(b, 1.0, dt)]), _k(b, alpha, dt)])
+    out = b.node("Where", [b.node("Greater", [x, _k(b, 0.0, dt)]), x, neg])
+    return b.node("Mul", [out, _k(b, scale, dt)]) if scale != 1 else out
+
+
+register(["elu", "celu", "elu_", "celu_"], "Exp+Where (decomposes)")(_fn(_elu))
+
+
+def _gelu(b, x, dt, approximate="none"):
+    half = _k(b, 0.5, dt)
+    if approximate == "tanh":
+        inner = b.node("Mul", [b.node("Add", [x, b.node("Mul", [_k(b, 0.044715, dt), b.node(
+            "Mul", [x, b.node("Mul", [x, x])])])]), _k(b, math.sqrt(2.0 / math.pi), dt)])
+        t = b.node("Tanh", [inner])
+    else:
+        t = b.node("Erf", [b.node("Mul", [x, _k(b, 1.0 / math.sqrt(2.0), dt)])])
+    return b.node("Mul", [b.node("Mul", [x, half]), b.node("Add", [t, _k(b, 1.0, dt)])])
+
+
+register("gelu", "Erf or Tanh (decomposes)")(_fn(_gelu))
+
+
+def _hardtanh(b, x, dt, min_val=-1.0, max_val=1.0):
+    return b.node("Clip", [x, _k(b, min_val, dt), _k(b, max_val, dt)])
+
+
+register("hardtanh", "Clip")(_fn(_hardtanh))
+
+
+def _leaky(b, x, dt, negative_slope=0.01):
+    return b.node("Where", [b.node("Greater", [x, _k(b, 0.0, dt)]), x,
+                            b.node("Mul", [x, _k(b, negative_slope, dt)])])
+
+
+register(["leaky_relu", "leaky_relu_"], "Where+Mul")(_fn(_leaky))
+
+
+def _rrelu(b, x, dt, lower=0.125, upper=1.0 / 3.0, **_):
+    # Evaluation mode: the mean slope (training draws noise and is captured as a random op).
+    return _leaky(b, x, dt, (lower + upper) / 2)
+
+
+register(["rrelu", "rrelu_"], "Where+Mul (eval-mode slope)")(_fn(_rrelu))
+register("hardsigmoid", "HardSigmoid")(_fn(
+    lambda b, x, dt: b.node("HardSigmoid", [x], alpha=1.0 / 6, beta=0.5)))
+register("hardswish", "HardSigmoid+Mul")(_fn(
+    lambda b, x, dt: b.node("Mul", [x, b.node("HardSigmoid", [x], alpha=1.0 / 6, beta=0.5)])))
+
+
+def _hardshrink(b, x, dt, lambd=0.5):
+    keep = b.node("Greater", [b.node("Abs", [x]), _k(b, lambd, dt)])
+    return b.node("Where", [keep, x, _k(b, 0.0, dt)])
+
+
+register("hardshrink", "Abs+Where")(_fn(_hardshrink))
+register("softshrink", "Shrink")(_fn(
+    lambda b, x, dt, lambd=0.5: b.node("Shrink", [x], lambd=float(lambd), bias=float(lambd))))
+
+
+def _threshold(b, x, dt, threshold=0.0, value=0.0):
+    return b.node("Where", [b.node("Greater", [x, _k(b, threshold, dt)]), x, _k(b, value, dt)])
+
+
+register(["threshold", "threshold_"], "Greater+Where")(_fn(_threshold))
+
+
+def _logit(b, x, dt, eps=None):
+    if eps is not None:
+        x = b.node("Clip", [x, _k(b, eps, dt), _k(b, 1.0 - eps, dt)])
+    return b.node("Log", [b.node("Div", [x, b.node("Sub", [_k(b, 1.0, dt), x])])])
+
+
+register("logit", "Clip+Div+Log (decomposes)")(_fn(_logit))
+
+
+def _nan_to_num(b, x, dt, nan=0.0, posinf=None, neginf=None):
+    if np.dtype(dt).kind != "f":
+        return b.node("Identity", [x])
+    info = np.finfo(dt)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    x = b.node("Where", [b.node("IsNaN", [x]), _k(b, nan, dt), x])
+    x = b.node("Where", [b.node("IsInf", [x], detect_negative=0), _k(b, posinf, dt), x])
+    return b.node("Where", [b.node("IsInf", [x], detect_positive=0), _k(b, neginf, dt), x])
+
+
+register("nan_to_num", "IsNaN+IsInf+Where")(_fn(_nan_to_num))
+
+
+@register("isnan", "IsNaN")
+def _isnan(b, instr):
+    if np.dtype(in_dtype(instr, 0)).kind != "f":
+        return b.node("Equal", [arg(b, instr, 0), arg(b, instr, 0)]) and b.node(
+            "Not", [b.node("Equal", [arg(b, instr, 0), arg(b, instr, 0)])])
+    return b.node("IsNaN", [arg(b, instr, 0)])
+
+
+@register("isinf", "IsInf")
+def _isinf(b, instr):
+    return b.node("IsInf", [arg(b, instr, 0, np.float64 if np.dtype(in_dtype(instr, 0)).kind
+                                 != "f" else None)])
+
+
+@register("isfinite", "IsNaN+IsInf+Or+Not")
+def _isfinite(b, instr):
+    x = arg(b, instr, 0, np.float64 if np.dtype(in_dtype(instr, 0)).kind != "f" else None)
+    return b.node("Not", [b.node("Or", [b.node("IsNaN", [x]), b.node("IsInf", [x])])])
+
+
+@register("to", "Cast")
+def _to(b, instr):
+    return b.node("Identity", [arg(b, instr, 0, _out(instr))])
+
+
+# -- binary arithmetic -----------------------------------------------------------------------
+def _binary(op_type):
+    def convert(b, instr):
+        dt = _out(instr)
+        return b.node(op_type, [arg(b, instr, 0, dt), arg(b, instr, 1, dt)])
+    return convert
+
+
+register("mul", "Mul")(_binary("Mul"))
+register("div", "Div")(_binary("Div"))
+register("maximum", "Max")(_binary("Max"))
+register("minimum", "Min")(_binary("Min"))
+register(["fmod.Scalar", "fmod.Tensor"], "Mod(fmod=1)")(
+    lambda b, i: b.node("Mod", [arg(b, i, 0, _out(i)), arg(b, i, 1, _out(i))], fmod=1))
+
+
+@register(["add", "sub"], "Add / Sub (and Mul for alpha)")
+def _add(b, instr):
+    dt = _out(instr)
+    y = arg(b, instr, 1, dt)
+    alpha = instr.params.get("alpha", 1)
+    if alpha != 1:
+        y = b.node("Mul", [y, b.scalar(alpha, dt)])
+    return b.node("Add" if instr.name == "add" else "Sub", [arg(b, instr, 0, dt), y])
+
+
+register("rsub", "Sub")(lambda b, i: b.node("Sub", [arg(b, i, 1, _out(i)),
+                                                    arg(b, i, 0, _out(i))]))
+
+
+@register(["pow.Tensor_Scalar", "pow.Tensor_Tensor", "pow.Scalar"], "Pow")
+def _pow(b, instr):
+    dt = _out(instr)
+    return b.node("Pow", [arg(b, instr, 0, dt), arg(b, instr, 1, dt)])
+
+
+def _floor_div(b, a, c, dt):
+    if np.dtype(dt).kind == "f":
+        return b.node("Floor", [b.node("Div", [a, c])])
+    q = b.node("Floor", [b.node("Div", [b.cast(a, dt, np.float64), b.cast(c, dt, np.float64)])])
+    return b.cast(q, np.float64, dt)
+
+
+@register("floor_divide", "Div+Floor (decomposes)")
+def _floor_divide(b, instr):
+    dt = _out(instr)
+    return _floor_div(b, arg(b, instr, 0, dt), arg(b, instr, 1, dt), dt)
+
+
+@register("remainder", "Div+Floor+Mul+Sub (decomposes; ONNX Mod truncates for floats)")
+def _remainder(b, instr):
+    dt = _out(instr)
+    a, c = arg(b, instr, 0, dt), arg(b, instr, 1, dt)
+    if np.dtype(dt).kind != "f":
+        return b.node("Mod", [a, c], fmod=0)
+    return b.node("Sub", [a, b.node("Mul", [_floor_div(b, a, c, dt), c])])
+
+
+@register("atan2", "Atan+Where (decomposes)")
+def _atan2(b, instr):
+    dt = _out(instr)
+    y, x = arg(b, instr, 0, dt), arg(b, instr, 1, dt)
+    zero, pi = _k(b, 0.0, dt), _k(b, math.pi, dt)
+    base = b.node("Atan", [b.node("Div", [y, x])])
+    ylt = b.node("Less", [y, zero])
+    shift = b.node("Where", [ylt, b.node("Neg", [pi]), pi])
+    out = b.node("Where", [b.node("Less", [x, zero]), b.node("Add", [base, shift]), base])
+    # x == 0: +-pi/2 by the sign of y (0 when y is 0 too)
+    half = b.node("Mul", [b.node("Sign", [y]), _k(b, math.pi / 2, dt)])
+    return b.node("Where", [b.node("Equal", [x, zero]), half, out])
+
+
+@register("hypot", "Mul+Add+Sqrt (decomposes)")
+def _hypot(b, instr):
+    dt = _out(instr)
+    a, c = arg(b, instr, 0, dt), arg(b, instr, 1, dt)
+    return b.node("Sqrt", [b.node("Add", [b.node("Mul", [a, a]), b.node("Mul", [c, c])])])
+
+
+@register("logaddexp", "Max+Abs+Exp+Log (decomposes)")
+def _logaddexp(b, instr):
+    dt = _out(instr)
+    a, c = arg(b, instr, 0, dt), arg(b, instr, 1, dt)
+    m = b.node("Max", [a, c])
+    d = b.node("Neg", [b.node("Abs", [b.node("Sub", [a, c])])])
+    return b.node("Add", [m, b.node("Log", [b.node("Add", [_k(b, 1.0, dt),
+                                                            b.node("Exp", [d])])])])
+
+
+@register(["xlogy.Tensor", "xlogy.Scalar_Self", "xlogy.Scalar_Other"], "Log+Mul+Where")
+def _xlogy(b, instr):
+    dt = _out(instr)
+    x, y = arg(b, instr, 0, dt), arg(b, instr, 1, dt)
+    prod = b.node("Mul", [x, b.node("Log", [y])])
+    zero = b.node("And", [b.node("Equal", [x, _k(b, 0.0, dt)]),
+                          b.node("Not", [b.node("IsNaN", [y])])])
+    return b.node("Where", [zero, _k(b, 0.0, dt), prod])
+
+
+@register(["lerp.Scalar", "lerp.Tensor"], "Sub+Mul+Where (decomposes)")
+def _lerp(b, instr):
+    dt = _out(instr)
+    s, e = arg(b, instr, 0, dt), arg(b, instr, 1, dt)
+    w = arg(b, instr, 2, dt) if len(instr.ins) > 2 else b.scalar(instr.params["weight"], dt)
+    diff = b.node("Sub", [e, s])
+    lo = b.node("Add", [s, b.node("Mul", [w, diff])])
+    hi = b.node("Sub", [e, b.node("Mul", [diff, b.node("Sub", [_k(b, 1.0, dt), w])])])
+    return b.node("Where", [b.node("Less", [w, _k(b, 0.5, dt)]), lo, hi])
+
+
+@register("heaviside", "Equal+Greater+Where")
+def _heaviside(b, instr):
+    dt = _out(instr)
+    x, v = arg(b, instr, 0, dt), arg(b, instr, 1, dt)
+    pos = b.cast(b.node("Greater", [x, _k(b, 0, dt)]), np.bool_, dt)
+    return b.node("Where", [b.node("Equal", [x, _k(b, 0, dt)]), v, pos])
+
+
+@register(["addcmul", "addcdiv"], "Mul/Div+Add")
+def _addc(b, instr):
+    dt = _out(instr)
+    x, t1, t2 = (arg(b, instr, i, dt) for i in range(3))
+    p = b.node("Mul" if instr.name == "addcmul" else "Div", [t1, t2])
+    value = instr.params.get("value", 1)
+    if value != 1:
+        p = b.node("Mul", [p, b.scalar(value, dt)])
+    return b.node("Add", [x, p])
+
+
+@register("clamp", "Max+Min")
+def _clamp(b, instr):
+    dt = _out(instr)
+    x = arg(b, instr, 0, dt)
+    lo, hi = instr.ins[1], instr.ins[2]
+    if lo is not None:
+        x = b.node("Max", [x, arg(b, instr, 1, dt)])
+    if hi is not None:
+        x = b.node("Min", [x, arg(b, instr, 2, dt)])
+    return x
+
+
+@register("where", "Where")
+def _where(b, instr):
+    dt = instr.params.get("dtype", _out(instr))
+    return b.node("Where", [arg(b, instr, 0, np.bool_), arg(b, instr, 1, dt),
+                            arg(b, instr, 2, dt)])
+
+
+@register("binary_cross_entropy", "Log+Max+Mul (decomposes)")
+def _bce(b, instr):
+    dt = _out(instr)
+    x, t = arg(b, instr, 0, dt), arg(b, instr, 1, dt)
+    floor = _k(b, -100.0, dt)
+    lx = b.node("Max", [b.node("Log", [x]), floor])
+    l1x = b.node("Max", [b.node("Log", [b.node("Sub", [_k(b, 1.0, dt), x])]), floor])
+    pos = b.node("Mul", [t, lx])
+    neg = b.node("Mul", [b.node("Sub", [_k(b, 1.0, dt), t]), l1x])
+    return b.node("Neg", [b.node("Add", [pos, neg])])
+
+
+@register("_prelu_kernel", "PRelu")
+def _prelu(b, instr):
+    dt = _out(instr)
+    x, w = arg(b, instr, 0, dt), arg(b, instr, 1, dt)
+    return b.node("Where", [b.node("Greater", [x, _k(b, 0.0, dt)]), x, b.node("Mul", [x, w])])
+
+
+# -- comparisons and logic -------------------------------------------------------------------
+def _compare(op_type, negate=False):
+    def convert(b, instr):
+        dt = _common(instr, (0, 1))
+        out = b.node(op_type, [arg(b, instr, 0, dt), arg(b, instr, 1, dt)])
+        return b.node("Not", [out]) if negate else out
+    return convert
+
+
+for _name, _op in [("eq", "Equal"), ("lt", "Less"), ("le", "LessOrEqual"), ("gt", "Greater"),
+                   ("ge", "GreaterOrEqual")]:
+    register(_name, _op)(_compare(_op))
+register("ne", "Equal+Not")(_compare("Equal", True))
+
+
+def _logical(op_type):
+    def convert(b, instr):
+        return b.node(op_type, [_as_bool(b, instr, 0), _as_bool(b, instr, 1)])
+    return convert
+
+
+def _as_bool(b, instr, i):
+    x = instr.ins[i]
+    if isinstance(x, Value):
+        if x.dtype == np.bool_:
+            return b.x(x)
+        return b.node("Not", [b.node("Equal", [b.x(x), b.scalar(0, x.dtype)])])
+    return b.scalar(bool(x), np.bool_)
+
+
+for _name, _op in [("logical_and", "And"), ("logical_or", "Or"), ("logical_xor", "Xor")]:
+    register(_name, _op)(_logical(_op))
+register("logical_not", "Not")(lambda b, i: b.node("Not", [_as_bool(b, i, 0)]))
+
+
+def _bitwise(bool_op, int_op):
+    def convert(b, instr):
+        dt = _out(instr)
+        op = bool_op if dt == np.bool_ else int_op
+        return b.node(op, [arg(b, instr, 0, dt), arg(b, instr, 1, dt)])
+    return convert
+
+
+register("bitwise_and", "And / BitwiseAnd", 18)(_bitwise("And", "BitwiseAnd"))
+register("bitwise_or", "Or / BitwiseOr", 18)(_bitwise("Or", "BitwiseOr"))
+register("bitwise_xor", "Xor / BitwiseXor", 18)(_bitwise("Xor", "BitwiseXor"))
+register("bitwise_not", "Not / BitwiseNot", 18)(
+    lambda b, i: b.node("Not" if _out(i) == np.bool_ else "BitwiseNot", [arg(b, i, 0, _out(i))]))
+
+
+# -- reductions -----------------------------------------------------------------------------
+def _axes(instr, key="axes"):
+    axes = instr.params.get(key)
+    if axes is None:
+        return None
+    return tuple(int(a) for a in ((axes,) if isinstance(axes, int) else axes))
+
+
+def _reduction(op_type):
+    def convert(b, instr):
+        dt = instr.params.get("dtype") or _out(instr)
+        x = arg(b, instr, 0, dt if op_type != "ReduceMean" else _out(instr))
+        if x is not None and instr.ins[0].dtype == np.bool_ and op_type in ("ReduceMax",
+                                                                             "ReduceMin"):
+            x = b.cast(b.x(instr.ins[0]), np.bool_, np.int32)
+            out = b.reduce(op_type, x, _axes(instr), instr.params.get("keepdim", False))
+            return b.cast(out, np.int32, np.bool_)
+        return b.reduce(op_type, x, _axes(instr), instr.params.get("keepdim", False))
+    return convert
+
+
+register(["sum", "sum.dim_IntList"], "ReduceSum")(_reduction("ReduceSum"))
+register(["mean", "mean.dim"], "ReduceMean")(_reduction("ReduceMean"))
+register(["prod", "prod.dim_int"], "ReduceProd")(_reduction("ReduceProd"))
+register(["max", "amax"], "ReduceMax")(_reduction("ReduceMax"))
+register(["min", "amin"], "ReduceMin")(_reduction("ReduceMin"))
+
+
+@register(["all", "any"], "Cast+ReduceMin/ReduceMax")
+def _all_any(b, instr):
+    x = b.cast(_as_bool(b, instr, 0), np.bool_, np.int32)
+    op = "ReduceMin" if instr.name == "all" else "ReduceMax"
+    out = b.reduce(op, x, _axes(instr), instr.params.get("keepdim", False))
+    return b.cast(out, np.int32, np.bool_)
+
+
+@register(["max.dim", "min.dim"], "ReduceMax/ReduceMin+ArgMax/ArgMin")
+def _max_dim(b, instr):
+    x = arg(b, instr, 0)
+    axis = int(instr.params["axis"])
+    keep = int(instr.params.get("keepdim", False))
+    big = instr.name == "max.dim"
+    val = b.reduce("ReduceMax" if big else "ReduceMin", x, (axis,), keep)
+    outs = [val]
+    if len(instr.outs) > 1:
+        # the aux index keeps the reduced dim (as its shape in the IR says)
+        idx = b.node("ArgMax" if big else "ArgMin", [x], axis=axis,
+                     keepdims=int(len(instr.outs[1].shape) == len(instr.ins[0].shape)),
+                     select_last_index=0)
+        outs.append(idx)
+    return outs
+
+
+@register(["argmax", "argmin"], "ArgMax/ArgMin")
+def _argmax(b, instr):
+    x = arg(b, instr, 0)
+    axis = instr.params.get("axis")
+    keep = int(instr.params.get("keepdim", False))
+    op = "ArgMax" if instr.name == "argmax" else "ArgMin"
+    if axis is None:
+        x = b.reshape(x, [-1])
+        out = b.node(op, [x], axis=0, keepdims=0)
+        if keep:
+            out = b.reshape(out, [1] * len(instr.ins[0].shape))
+        return out
+    return b.node(op, [x], axis=int(axis), keepdims=keep)
+
+
+def _moments(b, x, axes, dt):
+    mean = b.reduce("ReduceMean", x, axes, True)
+    d = b.node("Sub", [x, mean])
+    return mean, d
+
+
+@register(["var", "std"], "ReduceMean+ReduceSum+Div (decomposes)")
+def _var(b, instr):
+    dt = _out(instr)
+    x = arg(b, instr, 0, dt)
+    axes = _axes(instr)
+    shape = instr.ins[0].shape
+    n = int(np.prod([shape[a] for a in (axes if axes is not None else range(len(shape)))]))
+    _, d = _moments(b, x, axes, dt)
+    ss = b.reduce("ReduceSum", b.node("Mul", [d, d]), axes, instr.params.get("keepdim", False))
+    corr = instr.params.get("correction", 1)
+    out = b.node("Div", [ss, b.scalar(max(n - corr, 0), dt)])
+    return b.node("Sqrt", [out]) if instr.name == "std" else out
+
+
+@register("logsumexp", "ReduceMax+Exp+ReduceSum+Log (decomposes)")
+def _logsumexp(b, instr):
+    dt = _out(instr)
+    x = arg(b, instr, 0, dt)
+    axes, keep = _axes(instr), instr.params.get("keepdim", False)
+    m = b.reduce("ReduceMax", x, axes, True)
+    m = b.node("Where", [b.node("IsInf", [m]), _k(b, 0.0, dt), m])
+    s = b.reduce("ReduceSum", b.node("Exp", [b.node("Sub", [x, m])]), axes, True)
+    out = b.node("Add", [b.node("Log", [s]), m])
+    if not keep:
+        out = b.squeeze(out, list(axes) if axes is not None else list(range(len(
+            instr.ins[0].shape))))
+    return out
+
+
+@register("linalg_vector_norm", "Abs+Pow+ReduceSum (decomposes)")
+def _vector_norm(b, instr):
+    dt = _out(instr)
+    x = b.node("Abs", [arg(b, instr, 0, dt)])
+    p = float(instr.params.get("p", 2.0))
+    axes, keep = _axes(instr), instr.params.get("keepdim", False)
+    if p == math.inf:
+        return b.reduce("ReduceMax", x, axes, keep)
+    if p == -math.inf:
+        return b.reduce("ReduceMin", x, axes, keep)
+    if p == 0:
+        nz = b.cast(b.node("Not", [b.node("Equal", [x, _k(b, 0.0, dt)])]), np.bool_, dt)
+        return b.reduce("ReduceSum", nz, axes, keep)
+    if p == 1:
+        return b.reduce("ReduceSum", x, axes, keep)
+    if p == 2:
+        return b.node("Sqrt", [b.reduce("ReduceSum", b.node("Mul", [x, x]), axes, keep)])
+    s = b.reduce("ReduceSum", b.node("Pow", [x, _k(b, p, dt)]), axes, keep)
+    return b.node("Pow", [s, _k(b, 1.0 / p, dt)])
+
+
+@register("sum_to_size", "ReduceSum")
+def _sum_to_size(b, instr):
+    x = arg(b, instr, 0)
+    shape, size = instr.ins[0].shape, tuple(instr.params["size"])
+    lead = len(shape) - len(size)
+    keep_axes = [lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1]
+    if keep_axes:
+        x = b.reduce("ReduceSum", x, keep_axes, True)
+    if lead:
+        x = b.reduce("ReduceSum", x, list(range(lead)), False)
+    return x
+
+
+@register(["softmax", "log_softmax"], "Softmax / LogSoftmax")
+def _softmax(b, instr):
+    op = "Softmax" if instr.name == "softmax" else "LogSoftmax"
+    x = arg(b, instr, 0, _out(instr))
+    if not instr.ins[0].shape:
+        x = b.unsqueeze(x, [0])
+        return b.squeeze(b.node(op, [x], axis=0), [0])
+    return b.node(op, [x], axis=int(instr.params["axis"]))
+
+
+@register("cumsum", "CumSum")
+def _cumsum(b, instr):
+    dt = instr.params.get("dtype") or _out(instr)
+    x = arg(b, instr, 0, dt)
+    if not instr.ins[0].shape:
+        return b.node("Identity", [x])
+    return b.node("CumSum", [x, b.const(np.array(int(instr.params["axis"]), dtype=np.int64))])
