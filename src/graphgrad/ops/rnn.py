@@ -374,17 +374,49 @@ GRU_LAYER = defop("gru_layer", _gru_fwd, _gru_vjp, kind="opaque", save=(0, 1, 2,
 
 
 # -- entry points ---------------------------------------------------------------------------------
+def _check(gi, states, w_hh, b_hh, gates, w_hr=None):
+    """torch's cell checks, once per sequence (RuntimeError, as torch's): NumPy would broadcast a
+    batch-1 state, and type promotion would hide a dtype mismatch."""
+    if gi.dim() != 3:
+        raise RuntimeError(f"expected the input projection (T, B, G) to be 3-D, got {gi.dim()}-D")
+    _, B, G = gi.shape
+    if w_hh.dim() != 2 or w_hh.shape[0] != G or G % gates:
+        raise RuntimeError(f"weight_hh has size {list(w_hh.shape)}, but the input projection has "
+                           f"{G} = {gates} * hidden_size features")
+    H, P = G // gates, w_hh.shape[1]
+    if w_hr is None and P != H:
+        raise RuntimeError(f"weight_hh has size {list(w_hh.shape)}, expected [{G}, {H}]")
+    if w_hr is not None and tuple(w_hr.shape) != (P, H):
+        raise RuntimeError(f"weight_hr has size {list(w_hr.shape)}, expected [{P}, {H}]")
+    if b_hh is not None and tuple(b_hh.shape) != (G,):
+        raise RuntimeError(f"bias_hh has size {list(b_hh.shape)}, expected [{G}]")
+    for k, (s, width) in enumerate(zip(states, (P, H))):
+        if s.dim() != 2 or s.shape[0] != B:
+            raise RuntimeError(f"Input batch size {B} doesn't match hidden{k} batch size "
+                               f"{s.shape[0] if s.dim() else 0}")
+        if s.shape[1] != width:
+            raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {s.shape[1]}, "
+                               f"expected {width}")
+    for x in (*states, w_hh, b_hh, w_hr):
+        if x is not None and x.dtype != gi.dtype:
+            raise RuntimeError(f"expected all tensors to have the input's dtype {gi.dtype}, got "
+                               f"{x.dtype}")
+
+
 def rnn_layer(gi, h0, w_hh, b_hh=None, nonlinearity="tanh", reverse=False):
     """Every state of an Elman RNN over ``gi`` (T, B, H), the input projection plus ``b_ih``."""
+    _check(gi, (h0,), w_hh, b_hh, 1)
     return apply(RNN_LAYER, (gi, h0, w_hh, b_hh),
                  {"nonlinearity": nonlinearity, "reverse": reverse})
 
 
 def lstm_layer(gi, h0, c0, w_hh, b_hh=None, w_hr=None, reverse=False):
     """``[h_t | c_t]`` for every step of an LSTM over ``gi`` (T, B, 4H); gates i, f, g, o."""
+    _check(gi, (h0, c0), w_hh, b_hh, 4, w_hr)
     return apply(LSTM_LAYER, (gi, h0, c0, w_hh, b_hh, w_hr), {"reverse": reverse})[0]
 
 
 def gru_layer(gi, h0, w_hh, b_hh=None, reverse=False):
     """Every state of a GRU over ``gi`` (T, B, 3H); gates r, z, n (n uses r * (W_hn h + b_hn))."""
+    _check(gi, (h0,), w_hh, b_hh, 3)
     return apply(GRU_LAYER, (gi, h0, w_hh, b_hh), {"reverse": reverse})[0]

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 __all__ = ["TEMPLATES", "template_for"]
 
 _SQRT_HALF = math.sqrt(0.5)
