@@ -81,12 +81,13 @@ def mlp(m, seed=0):
 def seed_step(m):
     w = m.tensor(3.0, requires_grad=True)
     b = m.tensor(1.0, requires_grad=True)
+    opt = m.optim.SGD([w, b], lr=0.01)
 
     def step(x):
-        w.grad = None
-        b.grad = None
+        opt.zero_grad()
         loss = (x * w + b - 10) ** 2
         loss.backward()
+        opt.step()
         return loss
     return step
 

@@ -218,6 +218,7 @@ from . import (  # noqa: E402
     linalg,
     memory,
     nn,
+    onnx,
     optim,
     utils,
     viz,

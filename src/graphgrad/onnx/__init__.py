@@ -8,7 +8,9 @@ shapes and Python values, axes that did not stay dynamic and train-mode behaviou
 
 from __future__ import annotations
 
+from .audit import AuditReport, audit
 from .builder import ExportError
+from .export import export
 
 __all__ = ["export", "audit", "AuditReport", "ExportError", "supported_ops", "TrainingMode",
            "export_onnx"]
@@ -20,18 +22,6 @@ class TrainingMode:
     EVAL = "eval"
     TRAINING = "train"
     PRESERVE = None
-
-
-def export(model, args, f, **kwargs):
-    from .export import export as _export
-
-    return _export(model, args, f, **kwargs)
-
-
-def audit(model, args, **kwargs):
-    from .audit import audit as _audit
-
-    return _audit(model, args, **kwargs)
 
 
 def export_onnx(model, example_input, path, *, dynamic_batch=True, input_name="input",
@@ -56,10 +46,3 @@ def supported_ops():
 
     return {k: (m.min_opset, m.onnx_ops) for k, m in sorted(MAPPINGS.items())}
 
-
-def __getattr__(name):
-    if name == "AuditReport":
-        from .audit import AuditReport
-
-        return AuditReport
-    raise AttributeError(f"module 'graphgrad.onnx' has no attribute {name!r}")
