@@ -13,14 +13,30 @@ import pytest
 
 pytest.importorskip("sklearn", reason="the digits example needs scikit-learn (test extra)")
 
+from threadpoolctl import threadpool_limits  # noqa: E402  (a scikit-learn dependency)
+
 from graphgrad.examples import digits  # noqa: E402
 
 SEEDS = (0, 1, 2, 3)
 
 
+@pytest.fixture(autouse=True)
+def one_thread():
+    # These models are tiny: on a busy 2-core runner torch's and OpenBLAS's thread pools cost
+    # more than they give (torch took 3x longer with its default threads).
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    with threadpool_limits(1):
+        yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="module")
 def default_run(tmp_path_factory):
-    return digits.main(["--quiet", "--seed", "0",
+    with threadpool_limits(1):
+        return digits.main(["--quiet", "--seed", "0",
                         "--save-dir", str(tmp_path_factory.mktemp("digits"))])
 
 

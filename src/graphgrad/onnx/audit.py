@@ -162,6 +162,7 @@ def _dedup(findings):
 def run_onnx(model_proto, feeds):
     """Runs ``model_proto`` in onnxruntime (CPU); returns the list of outputs."""
     ort = require_onnxruntime()
+    ort.set_default_logger_severity(3)
     opts = ort.SessionOptions()
     opts.log_severity_level = 3
     sess = ort.InferenceSession(model_proto.SerializeToString(), opts,
@@ -178,7 +179,8 @@ def _close(a, e, rtol, atol):
     if e.dtype.kind == "f":
         scale = 1.0 if e.dtype.itemsize <= 4 else 1e-3
         if not np.allclose(a, e, rtol=rtol * scale, atol=atol * scale, equal_nan=True):
-            err = np.nanmax(np.abs(a.astype(np.float64) - e)) if a.size else 0.0
+            diff = np.abs(a.astype(np.float64) - e)
+            err = float(diff[~np.isnan(diff)].max()) if (~np.isnan(diff)).any() else np.nan
             return f"values differ (max abs error {err:.3g})"
     elif not np.array_equal(a, e):
         return "values differ"
