@@ -162,7 +162,8 @@ def test_synthesis_is_deterministic_and_cached(tmp_path):
 
 
 def _run(*args, timeout=300):
-    proc = subprocess.run([sys.executable, "-m", MODULE, *args, "--no-progress"],
+    extra = [] if args[0] == "predict" else ["--no-progress"]
+    proc = subprocess.run([sys.executable, "-m", MODULE, *args, *extra],
                           capture_output=True, text=True, timeout=timeout)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-3000:]

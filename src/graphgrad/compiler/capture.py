@@ -15,9 +15,10 @@ import numpy as np
 from .._tensor import Tensor, wrap
 from ..autograd import engine as _engine
 from ..autograd.grad_mode import state as _mode
-from ..autograd.graph import AccumulateGrad, Freed
+from ..autograd.graph import AccumulateGrad, Freed, OutputEdge, Slots
 from ..ops import _dispatch
 from ..ops._namespace import DIFF, RAW, sum_to_array
+from .dynparams import holds_array, vjp_template
 from .trace import GraphBreak, Tracer, user_site
 
 __all__ = ["Capture", "capture", "flatten", "unflatten"]
@@ -235,6 +236,16 @@ class Capture(Tracer):
                 if type(node) is AccumulateGrad:
                     leaves.append((node.variable, g))
                     continue
+                if type(node) is OutputEdge:
+                    # Output _nr of a multi-output node: its gradient goes into that slot of
+                    # the node's Slots (summed per slot, as the engine does). No instr.
+                    slots = [None] * _n_outputs(node)
+                    slots[node._nr] = g
+                    child = node._node
+                    gs = Slots(slots)
+                    buffers[child] = buffers[child] + gs if child in buffers else gs
+                    ran.append(node)
+                    continue
                 grads = self._node_vjp(node, g)
                 ran.append(node)
                 for child, gi in zip(node._next, grads):
@@ -260,6 +271,10 @@ class Capture(Tracer):
         if node._versions:
             _engine._check_versions(node)
         saved = node._saved
+        if "aux" in op.save or (params and holds_array(params)):
+            # Index plans, masks and auxiliary results (indices of a max) are values of this
+            # call: the rule runs on arrays with them rebuilt at every replay.
+            return self._vjp_instr(node, op, params, g, saved)
         mark = len(self.graph.instrs)
         self.peeked = False
         orig_raw = DIFF.__dict__["raw"]
@@ -305,32 +320,40 @@ class Capture(Tracer):
 
         def rule(garr, *vals):
             res = op.vjp(RAW, garr, *vals, **params) if params else op.vjp(RAW, garr, *vals)
-            res = res if type(res) is tuple else (res,)
-            out = []
-            for gi, meta, child in zip(res, metas, nxt):
-                if gi is None or child is None or meta is None:
-                    out.append(None)
-                    continue
-                gi = np.asarray(gi)
-                if gi.shape != meta[0]:
-                    gi = sum_to_array(gi, meta[0])
-                if gi.dtype != meta[1]:
-                    gi = gi.astype(meta[1])
-                out.append(gi)
-            return tuple(out)
+            return _fit_raw(res, metas, nxt)
 
-        ins = [self.value(g._data, g)]
-        for v in saved:
-            if isinstance(v, Tensor):
-                ins.append(self.value(v._data, v))
-            elif isinstance(v, np.ndarray):
-                ins.append(self.value(v, None))
+        found = vjp_template(self, op.name, saved, params)
+        if isinstance(found, str):
+            raise GraphBreak(f"the derivative of {op.name}() {found}", user_site())
+        dyn, values = found
+        if type(g) is Slots:
+            # A multi-output node: one input per output gradient that arrived.
+            present = [i for i, x in enumerate(g.grads) if x is not None]
+            g_ins = [self.value(g.grads[i]._data, g.grads[i]) for i in present]
+            n_slots = len(g.grads)
+            garr0 = Slots([None if x is None else x._data for x in g.grads])
+        else:
+            g_ins, garr0 = [self.value(g._data, g)], g._data
+        ng = len(g_ins)
+        results = rule(garr0, *[x._data if isinstance(x, Tensor) else x for x in saved])
+
+        def replay(*arrays):
+            built = dyn.build(arrays[ng:])
+            if type(g) is Slots:
+                slots = [None] * n_slots
+                for i, a in zip(present, arrays):
+                    slots[i] = a
+                garr = Slots(slots)
             else:
-                ins.append(v)
-        arrays = [x._data if isinstance(x, Tensor) else x for x in saved]
-        results = rule(g._data, *arrays)
+                garr = arrays[0]
+            return rule_with(garr, built["saved"], built["params"])
+
+        def rule_with(garr, vals, prm):
+            res = op.vjp(RAW, garr, *vals, **prm) if prm else op.vjp(RAW, garr, *vals)
+            return _fit_raw(res, metas, nxt)
+
         types = [None if r is None else (r.shape, r.dtype) for r in results]
-        instr = self.graph.add("vjp", ins, types, fn=rule, label=op.name)
+        instr = self.graph.add("vjp", g_ins + values, types, fn=replay, label=op.name)
         grads = []
         for r, v in zip(results, instr.outs):
             if r is None:
@@ -339,6 +362,27 @@ class Capture(Tracer):
                 self.bind(r, v)
                 grads.append(wrap(r, False, None))
         return grads
+
+
+def _n_outputs(edge):
+    return edge._params["n"]
+
+
+def _fit_raw(res, metas, nxt):
+    """A raw rule's gradients summed to their inputs' shapes and cast to their dtypes."""
+    res = res if type(res) is tuple else (res,)
+    out = []
+    for gi, meta, child in zip(res, metas, nxt):
+        if gi is None or child is None or meta is None:
+            out.append(None)
+            continue
+        gi = np.asarray(gi)
+        if gi.shape != meta[0]:
+            gi = sum_to_array(gi, meta[0])
+        if gi.dtype != meta[1]:
+            gi = gi.astype(meta[1])
+        out.append(gi)
+    return tuple(out)
 
 
 def accumulate_grad(t, arr):

@@ -95,12 +95,18 @@ class Instr:
     returns an auxiliary array; one per gradient for a vjp, None where no gradient flows).
     ``fn`` is the array callable of a special op; ``target`` the external Tensor of an
     accumulate_grad/store; ``site`` the user's source line (a string) when known.
+
+    ``dyn`` (a ``dynparams.DynParams``, or None): the last ``dyn.n`` inputs are arrays the
+    params are rebuilt from on every call (index plans, masks: params computed from tensor
+    values); ``params`` then holds the captured params, for printing only. ``aux`` (a
+    ``dynparams.AuxSpec``, or None): the forward returns ``(out, structure)`` and each array of
+    the structure is one more output (max pooling's indices).
     """
 
-    __slots__ = ("op", "ins", "outs", "params", "fn", "target", "site", "label")
+    __slots__ = ("op", "ins", "outs", "params", "fn", "target", "site", "label", "dyn", "aux")
 
     def __init__(self, op, ins, outs, params=None, *, fn=None, target=None, site=None,
-                 label=None):
+                 label=None, dyn=None, aux=None):
         if isinstance(op, str) and op not in SPECIAL_OPS:
             raise ValueError(f"unknown special op {op!r}")
         self.op = op
@@ -111,6 +117,8 @@ class Instr:
         self.target = target
         self.site = site
         self.label = label  # extra text the printer shows in brackets: op[label](...)
+        self.dyn = dyn
+        self.aux = aux
 
     @property
     def name(self) -> str:
@@ -146,6 +154,8 @@ class Instr:
         inputs in order; returns one array or a tuple (one per output)."""
         if self.fn is not None and not self.ins_literal():
             return self.fn
+        if self.dyn is not None or self.aux is not None:
+            return self._dyn_kernel()
         positions = [i for i, x in enumerate(self.ins) if isinstance(x, Value)]
         template = list(self.ins)
         if self.fn is not None:
@@ -166,6 +176,26 @@ class Instr:
             for p, a in zip(positions, arrays):
                 args[p] = a
             return base(*args)
+        return call
+
+    def _dyn_kernel(self):
+        """kernel() of an OpDef instr with params rebuilt from inputs and/or a structured
+        auxiliary result (see ``dyn`` and ``aux``)."""
+        n_dyn = self.dyn.n if self.dyn is not None else 0
+        op_ins = self.ins[:len(self.ins) - n_dyn]
+        positions = [i for i, x in enumerate(op_ins) if isinstance(x, Value)]
+        n_op = len(positions)
+        template = list(op_ins)
+        forward, static, dyn = self.op.forward, self.params, self.dyn
+        unpack = self.aux.unpack if self.aux is not None else None
+
+        def call(*arrays):
+            args = list(template)
+            for p, a in zip(positions, arrays):
+                args[p] = a
+            params = dyn.build(arrays[n_op:]) if dyn is not None else static
+            out = forward(np, *args, **params)
+            return unpack(out) if unpack is not None else out
         return call
 
     def ins_literal(self) -> bool:
@@ -266,7 +296,9 @@ class Graph:
             lines.append(f"  {name(v)}:{v.type} = const {_const_text(v.data)}")
         for instr in self.instrs:
             args = [name(x) if isinstance(x, Value) else _literal(x) for x in instr.ins]
-            args += [f"{k}={_literal(p)}" for k, p in instr.params.items()]
+            dyn = instr.dyn
+            args += [f"{k}={(dyn and dyn.describe(k)) or _literal(p)}"
+                     for k, p in instr.params.items()]
             label = f"[{instr.label}]" if instr.label else ""
             call = f"{instr.name}{label}({', '.join(args)})"
             outs = [o for o in instr.outs if o is not None]

@@ -11,9 +11,20 @@ import sys
 import numpy as np
 
 from .._tensor import Tensor
+from .dynparams import AuxSpec, MultiOut, find_dyn_params, flatten_aux, holds_array
 from .ir import Graph
 
 __all__ = ["Tracer", "GraphBreak", "user_site"]
+
+
+# Ops whose array params are functions of shapes only (gather positions of reflection and
+# replication padding, resampling taps): the guards on shapes make baking them right.
+SHAPE_ONLY_PARAMS: set = set()
+
+
+# Ops whose output shape depends on the input's values: a replay could not keep the shapes
+# the graph was specialised on.
+DATA_SHAPED = {"masked_select", "unique", "bincount", "histc"}
 
 
 class GraphBreak(Exception):
@@ -107,25 +118,60 @@ class Tracer:
     # -- recording (called from ops/_dispatch.py) ---------------------------------------
     def record(self, op, inputs, arrays, params, out, aux=None):
         """One dispatched op: ``out = op.forward(np, *arrays, **params)``."""
+        if op.name in DATA_SHAPED:
+            raise GraphBreak(f"{op.name}() has an output shape that depends on tensor values",
+                             user_site())
+        dyn = None
         if params:
-            for k, p in params.items():
-                if _holds_array(p):
-                    # An index plan or mask computed from a tensor's values in Python: baking
-                    # it would silently reuse this call's indices on every replay.
-                    raise GraphBreak(f"{op.name}() takes an array computed from tensor values "
-                                     f"(parameter {k!r})", user_site())
+            dyn = self.dyn_params(op, params)
         ins = [self._arg(x, a) for x, a in zip(inputs, arrays)]
         types = [(out.shape, out.dtype)]
+        spec, aux_arrays = None, ()
         if aux is not None:
-            if type(aux) is not np.ndarray:
-                raise GraphBreak(f"{op.name}() returns a structured auxiliary value",
-                                 user_site())
-            types.append((aux.shape, aux.dtype))
-        instr = self.graph.add(op, ins, types, params)
+            if type(aux) is np.ndarray:
+                aux_arrays = (aux,)
+            else:
+                aux_arrays = []
+                if not flatten_aux(aux, aux_arrays):
+                    raise GraphBreak(f"{op.name}() returns a scalar computed from the data "
+                                     "in its auxiliary value", user_site())
+                spec = AuxSpec(len(aux_arrays))
+            types.extend((a.shape, a.dtype) for a in aux_arrays)
+        if dyn is not None:
+            ins.extend(dyn[1])
+        instr = self.graph.add(op, ins, types, params, dyn=dyn and dyn[0], aux=spec)
         self.bind(out, instr.outs[0])
-        if aux is not None:
-            self.bind(aux, instr.outs[1])
+        for a, v in zip(aux_arrays, instr.outs[1:]):
+            self.bind(a, v)
         return instr
+
+    def record_multi(self, op, inputs, params, outs):
+        """An op whose forward returns a tuple of arrays (linalg decompositions)."""
+        dyn = self.dyn_params(op, params) if params else None
+        ins = [self._arg(x, x._data if isinstance(x, Tensor) else x) for x in inputs]
+        if dyn is not None:
+            ins.extend(dyn[1])
+        instr = self.graph.add(op, ins, [(o.shape, o.dtype) for o in outs], params,
+                               dyn=dyn and dyn[0], aux=MultiOut(len(outs)))
+        for o, v in zip(outs, instr.outs):
+            self.bind(o, v)
+        return instr
+
+    def dyn_params(self, op, params):
+        """(DynParams, param input Values) when ``params`` hold arrays computed from recorded
+        values (index plans, masks), None when they hold none; raises GraphBreak when an array
+        in them cannot be traced back to a recorded value."""
+        for k, p in params.items():
+            if holds_array(p):
+                if op.name in SHAPE_ONLY_PARAMS:
+                    return None
+                found = find_dyn_params(self, op.name, params)
+                if isinstance(found, str):
+                    # Baking it would silently reuse this call's indices on every replay.
+                    raise GraphBreak(f"{op.name}() takes an array computed from tensor values "
+                                     f"(parameter {k!r})", user_site())
+                return found
+        return None
 
     def random(self, arrays, fn, label=None):
         """Arrays drawn from graphgrad's generator: ``fn()`` draws fresh ones (a tuple with one
@@ -171,19 +217,7 @@ class Tracer:
         return self.ext_names.get(id(tensor))
 
 
-def _holds_array(p, depth=0):
-    if isinstance(p, np.ndarray):
-        return p.ndim > 0
-    if depth > 2:
-        return False
-    if isinstance(p, (list, tuple)):
-        return any(_holds_array(e, depth + 1) for e in p)
-    if isinstance(p, (int, float, str, bool, slice, type(None), np.dtype, type)):
-        return False
-    slots = getattr(type(p), "__slots__", None)
-    fields = [getattr(p, n, None) for n in slots] if slots else list(getattr(p, "__dict__",
-                                                                              {}).values())
-    return any(_holds_array(e, depth + 1) for e in fields)
+_holds_array = holds_array  # the former private name
 
 
 def _dname(dtype):

@@ -77,6 +77,7 @@ def capture_forward(model, args, kwargs=None):
     flatten((args, kwargs), leaves)
     for i, t in enumerate(leaves):
         cap.input(t, f"arg{i}")
+    cap.input_tensors = [t.detach().clone() for t in leaves]  # before any in-place write
     cap.start()
     try:
         with no_grad():

@@ -31,9 +31,25 @@ def _unary(op_type):
     return convert
 
 
+def _f32_only(op_type):
+    """onnxruntime 1.32 implements these for float32 only: float64 goes through float32."""
+    def convert(b, instr):
+        dt = _out(instr)
+        x = arg(b, instr, 0, dt)
+        if np.dtype(dt) != np.float64:
+            return b.node(op_type, [x])
+        return b.cast(b.node(op_type, [b.cast(x, dt, np.float32)]), np.float32, dt)
+    return convert
+
+
+register("erf", "Erf")(_f32_only("Erf"))
+register("tan", "Tan (Sin/Cos for float64)")(lambda b, i: b.node("Tan", [arg(b, i, 0, _out(i))])
+                                              if _out(i) != np.float64 else b.node("Div", [
+                                                  b.node("Sin", [arg(b, i, 0)]),
+                                                  b.node("Cos", [arg(b, i, 0)])]))
 for _name, _op in [("abs", "Abs"), ("exp", "Exp"), ("log", "Log"), ("sqrt", "Sqrt"),
-                   ("sin", "Sin"), ("cos", "Cos"), ("tan", "Tan"), ("tanh", "Tanh"),
-                   ("sigmoid", "Sigmoid"), ("erf", "Erf"), ("reciprocal", "Reciprocal"),
+                   ("sin", "Sin"), ("cos", "Cos"), ("tanh", "Tanh"),
+                   ("sigmoid", "Sigmoid"), ("reciprocal", "Reciprocal"),
                    ("relu", "Relu"), ("sign", "Sign"), ("floor", "Floor"), ("ceil", "Ceil"),
                    ("neg", "Neg"), ("clone", "Identity")]:
     register(_name, _op)(_unary(_op))
@@ -148,18 +164,25 @@ register("hardswish", "HardSigmoid+Mul")(_fn(
     lambda b, x, dt: b.node("Mul", [x, b.node("HardSigmoid", [x], alpha=1.0 / 6, beta=0.5)])))
 
 
+# NOTE: the tests below are written so that NaN fails them and passes through, as in torch.
 def _hardshrink(b, x, dt, lambd=0.5):
-    keep = b.node("Greater", [b.node("Abs", [x]), _k(b, lambd, dt)])
-    return b.node("Where", [keep, x, _k(b, 0.0, dt)])
+    drop = b.node("LessOrEqual", [b.node("Abs", [x]), _k(b, lambd, dt)])
+    return b.node("Where", [drop, _k(b, 0.0, dt), x])
+
+
+def _softshrink(b, x, dt, lambd=0.5):
+    drop = b.node("LessOrEqual", [b.node("Abs", [x]), _k(b, lambd, dt)])
+    moved = b.node("Sub", [x, b.node("Mul", [b.node("Sign", [x]), _k(b, lambd, dt)])])
+    return b.node("Where", [drop, _k(b, 0.0, dt), moved])
 
 
 register("hardshrink", "Abs+Where")(_fn(_hardshrink))
-register("softshrink", "Shrink")(_fn(
-    lambda b, x, dt, lambd=0.5: b.node("Shrink", [x], lambd=float(lambd), bias=float(lambd))))
+register("softshrink", "Abs+Sign+Where (decomposes)")(_fn(_softshrink))
 
 
 def _threshold(b, x, dt, threshold=0.0, value=0.0):
-    return b.node("Where", [b.node("Greater", [x, _k(b, threshold, dt)]), x, _k(b, value, dt)])
+    return b.node("Where", [b.node("LessOrEqual", [x, _k(b, threshold, dt)]), _k(b, value, dt),
+                            x])
 
 
 register(["threshold", "threshold_"], "Greater+Where")(_fn(_threshold))
@@ -191,8 +214,7 @@ register("nan_to_num", "IsNaN+IsInf+Where")(_fn(_nan_to_num))
 @register("isnan", "IsNaN")
 def _isnan(b, instr):
     if np.dtype(in_dtype(instr, 0)).kind != "f":
-        return b.node("Equal", [arg(b, instr, 0), arg(b, instr, 0)]) and b.node(
-            "Not", [b.node("Equal", [arg(b, instr, 0), arg(b, instr, 0)])])
+        return b.node("Not", [b.node("Equal", [arg(b, instr, 0), arg(b, instr, 0)])])
     return b.node("IsNaN", [arg(b, instr, 0)])
 
 
@@ -275,21 +297,35 @@ def _remainder(b, instr):
 def _atan2(b, instr):
     dt = _out(instr)
     y, x = arg(b, instr, 0, dt), arg(b, instr, 1, dt)
+    y32, x32 = (b.cast(v, dt, np.float32) for v in (y, x)) if dt == np.float64 else (y, x)
     zero, pi = _k(b, 0.0, dt), _k(b, math.pi, dt)
-    base = b.node("Atan", [b.node("Div", [y, x])])
-    ylt = b.node("Less", [y, zero])
-    shift = b.node("Where", [ylt, b.node("Neg", [pi]), pi])
-    out = b.node("Where", [b.node("Less", [x, zero]), b.node("Add", [base, shift]), base])
-    # x == 0: +-pi/2 by the sign of y (0 when y is 0 too)
-    half = b.node("Mul", [b.node("Sign", [y]), _k(b, math.pi / 2, dt)])
-    return b.node("Where", [b.node("Equal", [x, zero]), half, out])
+    # 1/v < 0 tells -0.0 from 0.0, which atan2 distinguishes
+    xneg = b.node("Less", [b.node("Reciprocal", [x]), zero])
+    yneg = b.node("Less", [b.node("Reciprocal", [y]), zero])
+    base = b.cast(b.node("Atan", [b.node("Div", [y32, x32])]), np.float32, dt) \
+        if dt == np.float64 else b.node("Atan", [b.node("Div", [y, x])])
+    shift = b.node("Where", [xneg, b.node("Where", [yneg, b.node("Neg", [pi]), pi]), zero])
+    out = b.node("Add", [base, shift])
+    both0 = b.node("And", [b.node("Equal", [x, zero]), b.node("Equal", [y, zero])])
+    at0 = b.node("Where", [xneg, b.node("Where", [yneg, b.node("Neg", [pi]), pi]), y])
+    out = b.node("Where", [both0, at0, out])
+    bothinf = b.node("And", [b.node("IsInf", [x]), b.node("IsInf", [y])])
+    quarter = b.node("Where", [xneg, _k(b, 3 * math.pi / 4, dt), _k(b, math.pi / 4, dt)])
+    return b.node("Where", [bothinf, b.node("Mul", [b.node("Sign", [y]), quarter]), out])
 
 
 @register("hypot", "Mul+Add+Sqrt (decomposes)")
 def _hypot(b, instr):
     dt = _out(instr)
-    a, c = arg(b, instr, 0, dt), arg(b, instr, 1, dt)
-    return b.node("Sqrt", [b.node("Add", [b.node("Mul", [a, a]), b.node("Mul", [c, c])])])
+    a, c = (b.node("Abs", [arg(b, instr, i, dt)]) for i in (0, 1))
+    # scaled by the larger magnitude, so that squares do not overflow
+    m = b.node("Max", [a, c])
+    safe = b.node("Where", [b.node("Equal", [m, _k(b, 0.0, dt)]), _k(b, 1.0, dt), m])
+    a2, c2 = b.node("Div", [a, safe]), b.node("Div", [c, safe])
+    out = b.node("Mul", [m, b.node("Sqrt", [b.node("Add", [b.node("Mul", [a2, a2]),
+                                                            b.node("Mul", [c2, c2])])])])
+    inf = b.node("Or", [b.node("IsInf", [a]), b.node("IsInf", [c])])
+    return b.node("Where", [inf, _k(b, np.inf, dt), out])
 
 
 @register("logaddexp", "Max+Abs+Exp+Log (decomposes)")
@@ -298,8 +334,10 @@ def _logaddexp(b, instr):
     a, c = arg(b, instr, 0, dt), arg(b, instr, 1, dt)
     m = b.node("Max", [a, c])
     d = b.node("Neg", [b.node("Abs", [b.node("Sub", [a, c])])])
-    return b.node("Add", [m, b.node("Log", [b.node("Add", [_k(b, 1.0, dt),
-                                                            b.node("Exp", [d])])])])
+    out = b.node("Add", [m, b.node("Log", [b.node("Add", [_k(b, 1.0, dt), b.node("Exp", [d])])])])
+    # equal operands (infinities included): a + log 2, where a - c would be NaN
+    return b.node("Where", [b.node("Equal", [a, c]), b.node("Add", [a, _k(b, math.log(2), dt)]),
+                            out])
 
 
 @register(["xlogy.Tensor", "xlogy.Scalar_Self", "xlogy.Scalar_Other"], "Log+Mul+Where")
@@ -451,24 +489,57 @@ def _reduction(op_type):
     return convert
 
 
+def _nan_reduction(op_type):
+    """ReduceMax/ReduceMin that propagate NaN, as torch (ONNX leaves it unspecified)."""
+    plain = _reduction(op_type)
+
+    def convert(b, instr):
+        out = plain(b, instr)
+        dt = _out(instr)
+        if np.dtype(dt).kind != "f":
+            return out
+        nan = b.cast(b.node("IsNaN", [b.x(instr.ins[0])]), np.bool_, np.int32)
+        any_nan = b.reduce("ReduceMax", nan, _axes(instr), instr.params.get("keepdim", False))
+        hit = b.cast(any_nan, np.int32, np.bool_)
+        return b.node("Where", [hit, _k(b, np.nan, dt), out])
+    return convert
+
+
+def _mean(b, instr):
+    axes = _axes(instr)
+    shape = instr.ins[0].shape
+    n = int(np.prod([shape[a] for a in (axes if axes is not None else range(len(shape)))]))
+    if n:
+        return _reduction("ReduceMean")(b, instr)
+    dt = _out(instr)  # a mean over nothing is 0/0 = NaN
+    s = b.reduce("ReduceSum", arg(b, instr, 0, dt), axes, instr.params.get("keepdim", False))
+    return b.node("Div", [s, _k(b, 0.0, dt)])
+
+
 register(["sum", "sum.dim_IntList"], "ReduceSum")(_reduction("ReduceSum"))
-register(["mean", "mean.dim"], "ReduceMean")(_reduction("ReduceMean"))
+register(["mean", "mean.dim"], "ReduceMean")(_mean)
 register(["prod", "prod.dim_int"], "ReduceProd")(_reduction("ReduceProd"))
-register(["max", "amax"], "ReduceMax")(_reduction("ReduceMax"))
-register(["min", "amin"], "ReduceMin")(_reduction("ReduceMin"))
+register(["max", "amax"], "ReduceMax")(_nan_reduction("ReduceMax"))
+register(["min", "amin"], "ReduceMin")(_nan_reduction("ReduceMin"))
 
 
-@register(["all", "any"], "Cast+ReduceMin/ReduceMax")
+@register(["all", "any"], "Cast+ReduceSum")
 def _all_any(b, instr):
-    x = b.cast(_as_bool(b, instr, 0), np.bool_, np.int32)
-    op = "ReduceMin" if instr.name == "all" else "ReduceMax"
-    out = b.reduce(op, x, _axes(instr), instr.params.get("keepdim", False))
-    return b.cast(out, np.int32, np.bool_)
+    # counts, so that an empty reduction gives all() = True and any() = False
+    x = _as_bool(b, instr, 0)
+    if instr.name == "all":
+        x = b.node("Not", [x])
+    n = b.reduce("ReduceSum", b.cast(x, np.bool_, np.int64), _axes(instr),
+                 instr.params.get("keepdim", False))
+    hit = b.node("Greater", [n, b.scalar(0, np.int64)])
+    return b.node("Not", [hit]) if instr.name == "all" else hit
 
 
 @register(["max.dim", "min.dim"], "ReduceMax/ReduceMin+ArgMax/ArgMin")
 def _max_dim(b, instr):
     x = arg(b, instr, 0)
+    if not instr.ins[0].shape:
+        return [b.node("Identity", [x]), b.const(np.zeros(instr.outs[-1].shape, np.int64))]
     axis = int(instr.params["axis"])
     keep = int(instr.params.get("keepdim", False))
     big = instr.name == "max.dim"
@@ -489,6 +560,8 @@ def _argmax(b, instr):
     axis = instr.params.get("axis")
     keep = int(instr.params.get("keepdim", False))
     op = "ArgMax" if instr.name == "argmax" else "ArgMin"
+    if not instr.ins[0].shape:
+        return b.const(np.zeros(instr.outs[0].shape, np.int64))
     if axis is None:
         x = b.reshape(x, [-1])
         out = b.node(op, [x], axis=0, keepdims=0)

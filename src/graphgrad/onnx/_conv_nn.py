@@ -24,10 +24,26 @@ def _scaled(b, x, k, dt):
 
 
 # -- contractions ---------------------------------------------------------------------------
+def _mm(b, x, y, xdim, ydim):
+    """MatMul; a 1-D operand is made 2-D first (onnxruntime 1.32's Transpose+MatMul fusion
+    computes a wrong result for a 1-D right operand)."""
+    if ydim == 1:
+        y = b.unsqueeze(y, [-1])
+    if xdim == 1:
+        x = b.unsqueeze(x, [0])
+    out = b.node("MatMul", [x, y])
+    if ydim == 1:
+        out = b.squeeze(out, [-1])
+    if xdim == 1:
+        out = b.squeeze(out, [-1 if ydim == 1 else -2])
+    return out
+
+
 @register(["matmul", "mm", "bmm", "mv", "dot", "matmul.vecmat"], "MatMul")
 def _matmul(b, instr):
     dt = _out(instr)
-    return b.node("MatMul", [arg(b, instr, 0, dt), arg(b, instr, 1, dt)])
+    return _mm(b, arg(b, instr, 0, dt), arg(b, instr, 1, dt), len(instr.ins[0].shape),
+               len(instr.ins[1].shape))
 
 
 @register(["addmm", "baddbmm", "addmv", "addbmm", "addr"], "MatMul+Mul+Add")
@@ -38,10 +54,15 @@ def _addmm(b, instr):
     if name == "addr":
         prod = b.node("Mul", [b.unsqueeze(x, [1]), b.unsqueeze(y, [0])])
     else:
-        prod = b.node("MatMul", [x, y])
+        prod = _mm(b, x, y, len(instr.ins[1].shape), len(instr.ins[2].shape))
         if name == "addbmm":
             prod = b.reduce("ReduceSum", prod, [0], False)
-    prod = _scaled(b, prod, instr.params.get("alpha", 1), dt)
+    alpha = instr.params.get("alpha", 1)
+    if alpha == 0 and name in ("addmm", "addmv", "addbmm"):
+        # as the forward: BLAS reads neither matrix, so their NaNs vanish
+        prod = b.node("ConstantOfShape", [b.shape_of(prod)],
+                      value=b.onnx.numpy_helper.from_array(np.zeros(1, dt)))
+    prod = _scaled(b, prod, alpha, dt)
     beta = instr.params.get("beta", 1)
     if beta == 0:
         return prod
@@ -58,10 +79,27 @@ def _einsum_eq(eq):
     return "".join(table.get(c, c) for c in eq)
 
 
+def _check_einsum_sizes(eq, shapes):
+    sizes: dict = {}
+    for term, shape in zip(eq.split("->")[0].split(","), shapes):
+        if "..." in term:
+            if len(set(s for s in shape if s != 1)) and len(shapes) > 1 and any(
+                    len(sh) != len(shape) for sh in shapes):
+                raise ExportError("einsum broadcasting an ellipsis between operands of "
+                                  "different ranks is not written for ONNX Einsum")
+            term = term.replace("...", "")
+            shape = shape[len(shape) - len(term):]
+        for c, s in zip(term, shape):
+            if sizes.setdefault(c, s) != s:
+                raise ExportError("einsum broadcasting a size-1 subscript against a larger one "
+                                  "(numpy semantics) has no ONNX Einsum form")
+
+
 @register(["einsum", "einsum.unary", "tensordot"], "Einsum", 12)
 def _einsum(b, instr):
     dt = _out(instr)
     eq = instr.params["plan"].eq
+    _check_einsum_sizes(eq, [v.shape for v in instr.ins if isinstance(v, Value)])
     ins = [b.cast(b.x(v), v.dtype, dt) for v in instr.ins if isinstance(v, Value)]
     return b.node("Einsum", ins, equation=_einsum_eq(eq))
 
@@ -104,7 +142,16 @@ def _conv(b, instr):
     batched = len(instr.ins[0].shape) == len(instr.ins[1].shape)
     if not batched:
         ins[0] = b.unsqueeze(ins[0], [0])
-    if p["transposed"]:
+    if p["transposed"] and any(o >= s for o, s in zip(p["output_padding"], p["stride"])):
+        # onnxruntime rejects output_padding >= stride (torch allows < dilation too): the extra
+        # rows and columns see no input, so they are zeros plus the bias.
+        out = b.node("ConvTranspose", ins[:2], **attrs)
+        extra = [int(o) for o in p["output_padding"]]
+        pads = [0] * (2 + len(extra)) + [0, 0] + extra
+        out = b.node("Pad", [out, b.i64(pads), b.scalar(0, dt)], mode="constant")
+        if len(ins) > 2:
+            out = b.node("Add", [out, b.reshape(ins[2], [-1] + [1] * len(extra))])
+    elif p["transposed"]:
         out = b.node("ConvTranspose", ins, output_padding=list(p["output_padding"]), **attrs)
     else:
         out = b.node("Conv", ins, **attrs)
@@ -340,7 +387,8 @@ def _sort(b, instr):
     x = arg(b, instr, 0)
     shape = instr.ins[0].shape
     if not shape:
-        return [b.node("Identity", [x]), b.const(np.zeros((), np.int64))][:len(instr.outs)]
+        zero = b.const(np.zeros((), np.int64))
+        return zero if instr.name == "argsort" else [b.node("Identity", [x]), zero]
     axis = int(instr.params["axis"]) % len(shape)
     if instr.name == "topk":
         k, largest = int(instr.params["k"]), instr.params.get("largest", True)
@@ -360,6 +408,8 @@ def _sort(b, instr):
 @register("kthvalue", "TopK+Slice")
 def _kthvalue(b, instr):
     x = arg(b, instr, 0)
+    if not instr.ins[0].shape:
+        return [b.node("Identity", [x]), b.const(np.zeros(instr.outs[-1].shape, np.int64))]
     axis = int(instr.params["axis"]) % len(instr.ins[0].shape)
     k = int(instr.params["k"])
     vals, idx = _topk(b, x, k, axis, False)
@@ -373,6 +423,11 @@ def _kthvalue(b, instr):
 @register(["median", "median.dim"], "TopK+Slice (lower median)")
 def _median(b, instr):
     x = arg(b, instr, 0)
+    if not instr.ins[0].shape:
+        outs = [b.node("Identity", [x]), b.const(np.zeros(instr.outs[-1].shape, np.int64))]
+        return outs[0] if instr.name == "median" else outs
+    if not np.prod(instr.ins[0].shape):
+        raise ExportError("median of an empty tensor (NaN by definition) is not exported")
     if instr.name == "median":
         x = b.reshape(x, [-1])
         axis, n, keep = 0, int(np.prod(instr.ins[0].shape)), False
@@ -385,18 +440,29 @@ def _median(b, instr):
     idx = b.slice(idx, [k - 1], [k], [axis])
     if not keep:
         vals = b.squeeze(vals, [axis])
+    if np.dtype(_out(instr)).kind == "f":  # NaN wins, as in torch
+        nan = b.cast(b.node("IsNaN", [x]), np.bool_, np.int32)
+        hit = b.cast(b.reduce("ReduceMax", nan, [axis], keep), np.int32, np.bool_)
+        vals = b.node("Where", [hit, b.scalar(np.nan, _out(instr)), vals])
     if instr.name == "median":
         return b.node("Identity", [vals])
     return [vals, idx]
 
 
-@register("searchsorted", "Less/LessOrEqual+ReduceSum (1-D sorted sequence)")
+def _dtype_of(x):
+    return x.dtype if isinstance(x, Value) else np.asarray(x).dtype
+
+
+@register("searchsorted", "Less/LessOrEqual+ReduceSum (counts the smaller entries)")
 def _searchsorted(b, instr):
     seq = instr.ins[0]
-    if len(seq.shape) != 1 or instr.params.get("sorter") is not None:
-        raise ExportError("searchsorted exports a 1-D sorted sequence without sorter only")
-    dt = np.result_type(seq.dtype, instr.ins[1].dtype)
+    dt = np.result_type(seq.dtype, _dtype_of(instr.ins[1]))
     s, v = arg(b, instr, 0, dt), arg(b, instr, 1, dt)
+    sorter = instr.params.get("sorter")
+    if sorter is not None:
+        s = b.node("GatherElements", [s, b.const(np.asarray(sorter, np.int64))], axis=-1)
+    if len(seq.shape) > 1:
+        s = b.unsqueeze(s, [-2])
     op = "LessOrEqual" if instr.params.get("right") else "Less"
     hits = b.cast(b.node(op, [s, b.unsqueeze(v, [-1])]), np.bool_, np.int64)
     return b.cast(b.reduce("ReduceSum", hits, [-1], False), np.int64, _out(instr))
@@ -404,12 +470,74 @@ def _searchsorted(b, instr):
 
 @register("isin", "Equal+ReduceMax")
 def _isin(b, instr):
-    dt = np.result_type(instr.ins[0].dtype, instr.ins[1].dtype)
+    dt = np.result_type(_dtype_of(instr.ins[0]), _dtype_of(instr.ins[1]))
     e, t = arg(b, instr, 0, dt), arg(b, instr, 1, dt)
     eq = b.node("Equal", [b.unsqueeze(e, [-1]), b.reshape(t, [-1])])
-    hit = b.cast(b.reduce("ReduceMax", b.cast(eq, np.bool_, np.int32), [-1], False),
-                 np.int32, np.bool_)
+    n = b.reduce("ReduceSum", b.cast(eq, np.bool_, np.int64), [-1], False)
+    hit = b.node("Greater", [n, b.scalar(0, np.int64)])
     return b.node("Not", [hit]) if instr.params.get("invert") else hit
 
 
 
+
+
+# -- cumulative ops: a lower-triangular mask over the axis (O(n^2) memory) ------------------
+def _cumulative(b, instr, fill, reduce_op, arg_op=None):
+    """Moves the axis last, masks row i to positions <= i, reduces the last axis."""
+    dt = _out(instr)
+    x = arg(b, instr, 0, dt)
+    shape = instr.ins[0].shape
+    if not shape:
+        outs = [b.node("Identity", [x])] + [b.const(np.zeros((), np.int64))] * (
+            len(instr.outs) - 1)
+        return outs
+    nd, axis = len(shape), int(instr.params["axis"]) % len(shape)
+    n = shape[axis]
+    perm = [d for d in range(nd) if d != axis] + [axis]
+    inv = list(np.argsort(perm))
+    y = b.node("Transpose", [x], perm=perm)
+    mask = b.const(np.tril(np.ones((n, n), dtype=bool)))
+    rows = b.node("Where", [mask, b.unsqueeze(y, [-2]), b.scalar(fill, dt)])
+    vals = reduce_op(rows)
+    if arg_op is not None and np.dtype(dt).kind == "f":  # cummax/cummin: NaN from there on
+        isnan = b.cast(b.node("IsNaN", [b.unsqueeze(y, [-2])]), np.bool_, np.int32)
+        seen = b.reduce("ReduceMax", b.node("Where", [mask, isnan, b.scalar(0, np.int32)]),
+                        [-1], False)
+        vals = b.node("Where", [b.cast(seen, np.int32, np.bool_), b.scalar(np.nan, dt), vals])
+    outs = [b.node("Transpose", [vals], perm=inv)]
+    if arg_op is not None and len(instr.outs) > 1:
+        if np.dtype(dt).kind == "f":  # a NaN is the extreme: its index is reported
+            top = b.scalar(np.inf if arg_op == "ArgMax" else -np.inf, dt)
+            rows = b.node("Where", [b.node("IsNaN", [rows]), top, rows])
+        idx = b.node(arg_op, [rows], axis=-1, keepdims=0, select_last_index=1)
+        outs.append(b.node("Transpose", [idx], perm=inv))
+    return outs
+
+
+@register("cumprod", "Where+ReduceProd over a triangular mask")
+def _cumprod(b, instr):
+    return _cumulative(b, instr, 1, lambda r: b.reduce("ReduceProd", r, [-1], False))[0]
+
+
+@register(["cummax", "cummin"], "Where+ReduceMax/ReduceMin+ArgMax/ArgMin over a triangular mask")
+def _cummax(b, instr):
+    big = instr.name == "cummax"
+    fill = -np.inf if big else np.inf
+    if np.dtype(_out(instr)).kind != "f":
+        info = np.iinfo(_out(instr))
+        fill = info.min if big else info.max
+    op = "ReduceMax" if big else "ReduceMin"
+    return _cumulative(b, instr, fill, lambda r: b.reduce(op, r, [-1], False),
+                       "ArgMax" if big else "ArgMin")
+
+
+@register("logcumsumexp", "Where+ReduceMax+Exp+ReduceSum+Log over a triangular mask")
+def _logcumsumexp(b, instr):
+    dt = _out(instr)
+
+    def lse(r):
+        m = b.reduce("ReduceMax", r, [-1], True)
+        m = b.node("Where", [b.node("IsInf", [m]), b.scalar(0.0, dt), m])
+        s = b.reduce("ReduceSum", b.node("Exp", [b.node("Sub", [r, m])]), [-1], True)
+        return b.squeeze(b.node("Add", [b.node("Log", [s]), m]), [-1])
+    return _cumulative(b, instr, -np.inf, lse)[0]

@@ -79,12 +79,12 @@ def _fill_map(b, instr):
     args[0] = np.arange(n, dtype=np.int64).reshape(x.shape)
     params = dict(instr.params)
     for k in ("value", "fill"):
-        if k in params and not isinstance(params[k], np.ndarray):
+        if k in params and np.ndim(params[k]) == 0:
             params[k] = -1
     for i, a in enumerate(args[1:], 1):
         if isinstance(a, Value):
             raise ExportError(f"{instr.name}: a fill value computed in the graph")
-        if not isinstance(a, np.ndarray) and isinstance(a, (int, float)):
+        if np.ndim(a) == 0 and isinstance(a, (int, float, np.ndarray, np.generic)):
             args[i] = -1
     out = np.asarray(instr.op.forward(np, *args, **params))
     value = instr.params.get("value", instr.params.get("fill"))
@@ -109,12 +109,17 @@ def _fill_tensor(b, instr):
 @register(["view", "reshape.copy", "squeeze", "squeeze.dim", "squeeze.dims", "unsqueeze"],
           "Reshape")
 def _reshape(b, instr):
-    return b.reshape(arg(b, instr, 0), instr.params["shape"])
+    shape = instr.params["shape"]
+    if any(int(s) == 0 for s in shape):  # a size-0 axis, not ONNX's "copy this axis"
+        return b.node("Reshape", [arg(b, instr, 0), b.i64(shape)], allowzero=1)
+    return b.reshape(arg(b, instr, 0), shape)
 
 
 @register(["permute", "transpose", "t"], "Transpose")
 def _transpose(b, instr):
     axes = instr.params.get("axes")
+    if len(instr.ins[0].shape) < 2:
+        return b.node("Identity", [arg(b, instr, 0)])
     return b.node("Transpose", [arg(b, instr, 0)],
                   perm=None if axes is None else [int(a) for a in axes])
 
@@ -217,6 +222,8 @@ def _trilu(b, instr):
 @register("constant_pad_nd", "Pad")
 def _constant_pad(b, instr):
     widths = instr.params["widths"]
+    if not widths:
+        return b.node("Identity", [arg(b, instr, 0)])
     pads = [int(lo) for lo, _ in widths] + [int(hi) for _, hi in widths]
     value = b.scalar(instr.params.get("value", 0), _out(instr))
     return b.node("Pad", [arg(b, instr, 0), b.i64(pads), value], mode="constant")

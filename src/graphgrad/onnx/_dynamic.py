@@ -53,7 +53,7 @@ def grow(leaves, index, axis, step=1):
     n = a.shape[axis]
     new = np.take(a, np.arange(n + step) % max(n, 1), axis=axis) if n else np.zeros(
         a.shape[:axis] + (step,) + a.shape[axis + 1:], a.dtype)
-    out[index] = graphgrad.tensor(np.ascontiguousarray(new), requires_grad=False)
+    out[index] = graphgrad.tensor(np.array(new, order="C"), requires_grad=False)
     return out
 
 

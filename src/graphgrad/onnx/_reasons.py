@@ -15,8 +15,6 @@ _LINALG = ("ONNX has no {what} operator (only Det); a model that needs it at inf
            "precompute it, or use onnxruntime's contrib ops outside the standard domain")
 _DATA_SIZE = ("its output's size depends on the input values, which a graph with fixed "
               "shapes cannot express without NonZero/Unique-style data-dependent ops")
-_SCAN = ("a cumulative {what} has no ONNX operator (only CumSum); it decomposes into a Scan "
-         "or Loop over the axis, not written yet")
 
 REASONS = {
     "copy_slices": ("an in-place write through a view into its base: the capture records the "
@@ -37,8 +35,6 @@ REASONS = {
                            "reduction and a baked index, not written yet"),
     "index_add": ("an accumulating scatter; it maps to ScatterND(reduction='add') with a baked "
                   "index, not written yet"),
-    "cummax": _SCAN.format(what="maximum"), "cummin": _SCAN.format(what="minimum"),
-    "logcumsumexp": _SCAN.format(what="log-sum-exp"), "cumprod": _SCAN.format(what="product"),
     "mode": ("the most frequent value needs a per-row histogram of the values (data-dependent "
              "counts); no ONNX operator computes it"),
     "linalg_slogdet": _LINALG.format(what="sign/log-determinant"),

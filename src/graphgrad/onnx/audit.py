@@ -192,7 +192,7 @@ def _runtime_check(p, model_proto, rtol, atol):
     names = p.input_names
 
     def feeds(leaves):
-        return {names[i]: np.ascontiguousarray(t._data) for i, t in enumerate(leaves)
+        return {names[i]: np.array(t._data, order="C") for i, t in enumerate(leaves)
                 if i < len(p.graph.inputs)}
 
     checks = [(p.leaves, p.cap.result_leaves, None, None)] + [

@@ -111,11 +111,14 @@ def prepare(model, args, *, input_names=None, output_names=None, dynamic_axes=No
     try:
         cap, _ = capture_forward(model, args, kwargs)
     except GraphBreak as err:
-        p.findings.append(Finding(
-            "graph-break", "error",
-            f"{err.reason}: the value would be baked into the file as a constant (a Python "
-            "branch or number computed from a tensor's values); compute it with tensor ops "
-            "(torch.where, masks) instead", None, err.site))
+        why = err.reason
+        if "into Python" in why:
+            why += (": its value would be baked into the file as a constant (a Python branch "
+                    "or number computed from a tensor's values); compute it with tensor ops "
+                    "(torch.where, masks) instead")
+        else:
+            why += ": the compiler's capture cannot record it, so the forward cannot be exported"
+        p.findings.append(Finding("graph-break", "error", why, None, err.site))
         return p
     except Exception as err:  # noqa: BLE001 - reported as a finding with the user's line
         p.findings.append(Finding("capture-failed", "error",
@@ -123,6 +126,13 @@ def prepare(model, args, *, input_names=None, output_names=None, dynamic_axes=No
                                   _user_frame(err)))
         return p
     p.cap, p.graph = cap, cap.graph
+    bad = _replay_check(cap)
+    if bad is not None:
+        p.findings.append(Finding(
+            "capture-mismatch", "error",
+            f"the recorded graph does not reproduce the forward's output {bad} (the capture "
+            "missed an operation, e.g. an in-place write under no_grad); the file would be "
+            "wrong"))
     n_out = len(cap.graph.outputs)
     p.output_names = list(output_names) if output_names else (
         ["output"] if n_out == 1 else [f"output_{i}" for i in range(n_out)])
@@ -142,6 +152,41 @@ def prepare(model, args, *, input_names=None, output_names=None, dynamic_axes=No
     p.dynamic_out = _axes_map(spec, n_out, p.output_names, "output")
     _probe(p, model, args, kwargs, probe_axes or {})
     return p
+
+
+def _replay_check(cap):
+    """Replays the IR on NumPy; returns the index of the first output that differs from the
+    eager result (None when all agree, or when the graph has effects and cannot replay)."""
+    g = cap.graph
+    if any(i.special and i.op not in ("cast",) for i in g.instrs):
+        return None
+    env = {}
+    for v in g.inputs:
+        env[v] = None
+    for v, t in zip(g.inputs, _input_tensors(cap)):
+        env[v] = t._data
+    for v in g.externals:
+        env[v] = v.data._data if isinstance(v.data, Tensor) else v.data
+    for v in g.consts:
+        env[v] = v.data
+    try:
+        for instr in g.instrs:
+            res = instr.kernel()(*[env[v] for v in instr.values()])
+            res = res if isinstance(res, tuple) else (res,)
+            for v, r in zip(instr.outs, res):
+                if v is not None:
+                    env[v] = r
+    except Exception:  # noqa: BLE001 - a kernel that cannot replay alone: no verdict
+        return None
+    for k, (v, t) in enumerate(zip(g.outputs, cap.result_leaves)):
+        a, e = np.asarray(env.get(v)), t._data
+        if a.shape != e.shape or not np.allclose(a, e, rtol=1e-5, atol=1e-6, equal_nan=True):
+            return k
+    return None
+
+
+def _input_tensors(cap):
+    return cap.input_tensors
 
 
 def _probe(p, model, args, kwargs, probe_axes):
@@ -205,6 +250,7 @@ def convert(p: Prepared, opset, *, do_constant_folding=True, collect=None):
     helper = onnx.helper
     graph = p.graph
     b = Builder(opset, {})
+    b.dynamic = bool(p.dynamic_in)
     in_infos, out_infos = [], []
     for i, v in enumerate(graph.inputs):
         name = p.input_names[i]
@@ -213,7 +259,7 @@ def convert(p: Prepared, opset, *, do_constant_folding=True, collect=None):
         dims = [p.dynamic_in.get(i, {}).get(d, s) for d, s in enumerate(v.shape)]
         in_infos.append(helper.make_tensor_value_info(name, b.tensor_type(v.dtype), dims))
     for v in graph.externals:
-        arr = np.ascontiguousarray(v.data._data) if isinstance(v.data, Tensor) else v.data
+        arr = np.array(v.data._data if isinstance(v.data, Tensor) else v.data, order="C")
         b.names[v] = name = b.fresh(v.name or "param")
         b.initializers.append(onnx.numpy_helper.from_array(np.asarray(arr), name))
     for v in graph.consts:
@@ -224,7 +270,8 @@ def convert(p: Prepared, opset, *, do_constant_folding=True, collect=None):
             b.names[v] = b.const(np.asarray(v.data), "const")
     for instr in _live(graph):
         try:
-            outs = _convert_instr(b, instr, opset, do_constant_folding)
+            fold = do_constant_folding and not any(v in p.const_shapes for v in instr.values())
+            outs = _convert_instr(b, instr, opset, fold)
         except ExportError as err:
             if collect is None:
                 raise ExportError(f"{err} (at {instr.site})" if instr.site else str(err)) from None
@@ -278,6 +325,9 @@ def _convert_instr(b, instr, opset, fold):
                               "mode) has no deterministic ONNX form; call model.eval()")
         raise ExportError(f"the forward records a {instr.op} instr, which an inference "
                           "graph cannot hold")
+    if instr.outs and all(v is None or (0 in v.shape and _static(b, v)) for v in instr.outs):
+        # every output is empty: a constant says it all (ONNX ops disagree on size-0 edges)
+        return [None if v is None else b.const(np.zeros(v.shape, v.dtype)) for v in instr.outs]
     if fold and instr.values() and all(v.kind == "const" for v in instr.values()):
         res = instr.kernel()(*[v.data for v in instr.values()])
         res = res if isinstance(res, tuple) else (res,)
@@ -287,6 +337,10 @@ def _convert_instr(b, instr, opset, fold):
     outs = m.convert(b, instr)
     outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
     return outs + [None] * (len(instr.outs) - len(outs))
+
+
+def _static(b, v):
+    return not b.dynamic
 
 
 def _write(model, f):

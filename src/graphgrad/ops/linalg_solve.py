@@ -14,6 +14,7 @@ import numpy as np
 from .._tensor import Tensor, version_cell, wrap
 from ..autograd.function import _output_edge
 from ..autograd.grad_mode import state as _mode
+from . import _dispatch
 from ._dispatch import _new_node, apply
 from ._opdef import defop
 
@@ -107,6 +108,8 @@ def apply_multi(op, inputs, params):
     create_graph backward sees the outputs with their history (``saved_outputs``).
     """
     outs = tuple(np.asarray(o) for o in op.forward(np, *(x._data for x in inputs), **params))
+    if _dispatch._tracer is not None:  # graphgrad.compile: one instr with several outputs
+        _dispatch._tracer.record_multi(op, inputs, params, outs)
     if not (_mode.grad_enabled and not _mode.inference and any(x._rg for x in inputs)):
         return tuple(wrap(o, False, None) for o in outs)
     edges = tuple(x._fn if x._fn is not None else (x._accumulator() if x._rg else None)

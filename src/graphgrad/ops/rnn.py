@@ -93,64 +93,68 @@ RNN_LAYER = defop("rnn_layer", _rnn_fwd, _rnn_vjp, kind="opaque", save=(0, 1, 2,
 
 
 # -- LSTM -----------------------------------------------------------------------------------------
-# torch's gate blocks (of w_hh, gi) are i, f, g, o; the fused loops keep them as i, f, o, g so
-# that one sigmoid covers the first three.
-_IFOG = (0, 1, 3, 2)
+# aux keeps per step five (B, H) blocks: f, i, o (one sigmoid covers them), g, tanh(c_t). Factors
+# that are multiplied together sit at the same distance ([i, o] with [g, tanh(c_t)]), so one NumPy
+# call does two of the cell's products.
+# torch's gate blocks (of w_hh, gi) are i, f, g, o: these are the ones for f, i, o, g.
+_FIOG = (1, 0, 3, 2)
 
 
 def _lstm_fwd(xp, gi, h0, c0, w_hh, b_hh, w_hr, reverse):
-    """Returns (out, aux): out is (T, B, P + H) of [h_t | c_t]; aux is (T, 4, B, H), per step the
-    gate activations i, f, o, g, each block contiguous: NumPy pays 2-3x more per element on the
-    strided column slices of a (B, 4H) row, and 4 (B, P) @ (P, H) products beat one (B, P) @
-    (P, 4H). aux starts as gi + b_hh (reordered); each step adds h @ w_hh.T in place.
+    """Returns (out, aux): out is (T, B, P + H) of [h_t | c_t]; aux is (T, 5, B, H) (see _FIOG),
+    each block contiguous: NumPy pays 2-3x more per element on the strided column slices of a
+    (B, 4H) row, and 4 (B, P) @ (P, H) products beat one (B, P) @ (P, 4H). The gate blocks start
+    as gi + b_hh; each step adds h @ w_hh.T in place.
 
     NOTE: the sigmoid gates' rows of w_hh are negated, so the step's product is -h W^T and
-    ``-h W^T - (gi + b)`` is exactly -x: exp(-x) needs no negation pass, the values are unchanged.
+    ``-h W^T - (gi + b)`` is exactly -x: exp(-x) needs no negation pass. The g block is kept as
+    -(gi + b), so one subtraction serves all gates. Negation is exact: the values are unchanged.
     """
     T, B, G = gi.shape
     H = G // 4
     P = h0.shape[-1]
     dtype = gi.dtype
     out = xp.empty((T, B, P + H), dtype=dtype)
-    aux = xp.empty((T, 4, B, H), dtype=dtype)
+    aux = xp.empty((T, 5, B, H), dtype=dtype)
     w4 = xp.empty((4, P, H), dtype=w_hh.dtype)
     g4 = gi.reshape(T, B, 4, H).transpose(0, 2, 1, 3)  # (T, 4, B, H) views, torch's gate order
-    for k, src in enumerate(_IFOG):
+    b4 = None if b_hh is None else b_hh.reshape(4, 1, H)
+    for k, src in enumerate(_FIOG):
         w_k = w_hh[src * H:(src + 1) * H].T
         if k < 3:
             xp.negative(w_k, out=w4[k])
+            aux[:, k] = g4[:, src]
         else:
             w4[k] = w_k
-        aux[:, k] = g4[:, src]
-    if b_hh is not None:
-        aux += b_hh.reshape(4, 1, H)[list(_IFOG)]
+            xp.negative(g4[:, src], out=aux[:, 3])
+    if b4 is not None:
+        aux[:, :3] += b4[list(_FIOG[:3])]
+        aux[:, 3] -= b4[2]
     wr_t = None if w_hr is None else xp.ascontiguousarray(w_hr.T)
     gh = xp.empty((4, B, H), dtype=dtype)
     tmp = xp.empty((B, H), dtype=dtype)
-    tc = xp.empty((B, H), dtype=dtype)
-    sig, i, f, o, g = aux[:, :3], aux[:, 0], aux[:, 1], aux[:, 2], aux[:, 3]
     hs, cs = out[..., :P], out[..., P:]
     h, c = h0, c0
     for t in _order(T, reverse):
         xp.matmul(h, w4, out=gh)
         a = aux[t]
-        xp.subtract(gh[:3], a[:3], out=a[:3])
-        a[3] += gh[3]
-        s = sig[t]
+        xp.subtract(gh, a[:4], out=a[:4])
+        s = a[:3]
         xp.exp(s, out=s)
         s += 1
         xp.reciprocal(s, out=s)
-        g_t, c_new = g[t], cs[t]
-        xp.tanh(g_t, out=g_t)
-        xp.multiply(f[t], c, out=c_new)
-        xp.multiply(i[t], g_t, out=tmp)
+        xp.tanh(a[3], out=a[3])
+        c_new = cs[t]
+        xp.multiply(a[0], c, out=c_new)
+        xp.multiply(a[1], a[3], out=tmp)
         c_new += tmp
         c = c_new
+        tc = a[4]
         xp.tanh(c, out=tc)
         if wr_t is None:
-            h = xp.multiply(o[t], tc, out=hs[t])
+            h = xp.multiply(a[2], tc, out=hs[t])
         else:
-            xp.multiply(o[t], tc, out=tmp)
+            xp.multiply(a[2], tc, out=tmp)
             h = xp.matmul(tmp, wr_t, out=hs[t])
     return out, aux
 
@@ -220,35 +224,27 @@ def _lstm_vjp_arrays(g, h0, c0, w_hh, b_hh, w_hr, out, aux, reverse):
     d4 = dpre.reshape(T, B, 4, H).transpose(0, 2, 1, 3)
     g_h, g_c = g[..., :P], g[..., P:]
     dhs = None if w_hr is None else np.empty((T, B, P), dtype=dtype)
+    # k: the factors turning d_c (d_m for o) into the pre-activation grads of f, i, o;
+    # q: g's factor and d(c_t)/d(m_t).
+    k = np.empty((3, B, H), dtype=dtype)
     one_minus = np.empty((3, B, H), dtype=dtype)
-    k = np.empty((4, B, H), dtype=dtype)  # the factors of i, f, o, g's pre-activation grads
-    tc = np.empty((B, H), dtype=dtype)
-    dc_dm = np.empty((B, H), dtype=dtype)
+    q = np.empty((2, B, H), dtype=dtype)
     dh = np.empty((B, P), dtype=dtype)
     d_c = np.empty((B, H), dtype=dtype)
     dc = np.empty((B, H), dtype=dtype)
     d_m = None if w_hr is None else np.empty((B, H), dtype=dtype)
     back = 1 if reverse else -1  # from a step to the one before it in time
     started = False
-    ai, af, ao, ag = (aux[:, j] for j in range(4))
-    ac = out[..., P:]
+    cs = out[..., P:]
     for t in _order(T, not reverse):
-        i, f, o, gg, c = ai[t], af[t], ao[t], ag[t], ac[t]
-        c_prev = c0 if t + back in (-1, T) else ac[t + back]
-        np.tanh(c, out=tc)
-        np.subtract(1, aux[t, :3], out=one_minus)
-        np.multiply(gg, i, out=k[0])
-        k[0] *= one_minus[0]
-        np.multiply(c_prev, f, out=k[1])
-        k[1] *= one_minus[1]
-        np.multiply(tc, o, out=k[2])
-        k[2] *= one_minus[2]
-        np.multiply(gg, gg, out=k[3])
-        np.subtract(1, k[3], out=k[3])
-        np.multiply(i, k[3], out=k[3])
-        np.multiply(tc, tc, out=dc_dm)
-        np.subtract(1, dc_dm, out=dc_dm)
-        np.multiply(o, dc_dm, out=dc_dm)
+        a = aux[t]
+        np.multiply(c0 if t + back in (-1, T) else cs[t + back], a[0], out=k[0])
+        np.multiply(a[1:3], a[3:], out=k[1:])  # i * g, o * tanh(c_t)
+        np.subtract(1, a[:3], out=one_minus)
+        k *= one_minus
+        np.multiply(a[3:], a[3:], out=q)
+        np.subtract(1, q, out=q)
+        np.multiply(a[1:3], q, out=q)  # i * (1 - g^2), o * (1 - tanh(c_t)^2)
         # the recurrence
         d_h = np.add(g_h[t], dh, out=dh if dhs is None else dhs[t]) if started else g_h[t]
         if dhs is not None:
@@ -257,17 +253,17 @@ def _lstm_vjp_arrays(g, h0, c0, w_hh, b_hh, w_hr, out, aux, reverse):
             np.matmul(d_h, w_hr, out=d_m)
         else:
             d_m = d_h
-        np.multiply(d_m, dc_dm, out=d_c)
+        np.multiply(d_m, q[1], out=d_c)
         np.add(g_c[t], d_c, out=d_c)
         if started:
             d_c += dc
         d = d4[t]
-        np.multiply(k[0], d_c, out=d[0])
-        np.multiply(k[1], d_c, out=d[1])
-        np.multiply(k[3], d_c, out=d[2])
+        np.multiply(k[1], d_c, out=d[0])
+        np.multiply(k[0], d_c, out=d[1])
+        np.multiply(q[0], d_c, out=d[2])
         np.multiply(k[2], d_m, out=d[3])
         np.matmul(dpre[t], w_hh, out=dh)
-        np.multiply(d_c, f, out=dc)
+        np.multiply(d_c, a[0], out=dc)
         started = True
     first, rest, prev = (-1, slice(0, -1), slice(1, None)) if reverse else \
         (0, slice(1, None), slice(0, -1))
@@ -278,8 +274,7 @@ def _lstm_vjp_arrays(g, h0, c0, w_hh, b_hh, w_hr, out, aux, reverse):
     db = None if b_hh is None else _bias_sum(RAW, dpre)
     dw_hr = None
     if w_hr is not None:
-        m = np.tanh(out[..., P:])
-        np.multiply(aux[:, 2], m, out=m)
+        m = aux[:, 2] * aux[:, 4]
         dw_hr = _weight_grad(RAW, dhs, m)
     return dpre, dh, dc, dw_hh, db, dw_hr
 

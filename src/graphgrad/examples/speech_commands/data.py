@@ -403,6 +403,11 @@ def colored_noise(rng, n: int) -> np.ndarray:
     return x / (np.sqrt(np.mean(x * x)) + 1e-12)
 
 
+def noise_bank(rng, count: int = 12, seconds: int = 4) -> list:
+    """A few long colored noises; clips take random excerpts (an FFT per clip costs more)."""
+    return [colored_noise(rng, seconds * CLIP_SAMPLES).astype(np.float32) for _ in range(count)]
+
+
 def place(clips: Clips, index, rng: np.random.Generator | None, noises=(),
           noise_prob: float = 0.8, snr_db=(5.0, 30.0), max_extra_shift: int = 1600):
     """One-second float32 waves (len(index), 16000) of the clips: each clip centred, then, with
@@ -410,6 +415,7 @@ def place(clips: Clips, index, rng: np.random.Generator | None, noises=(),
     that may cut its edge), scaled, and mixed with noise at a random SNR. No ``rng``: centred,
     as they are."""
     out = np.zeros((len(index), CLIP_SAMPLES), np.float32)
+    bank = noise_bank(rng) if rng is not None else []
     for row, i in enumerate(index):
         x = clips.clip(i).astype(np.float32) / 32768
         slack = CLIP_SAMPLES - len(x)
@@ -424,13 +430,11 @@ def place(clips: Clips, index, rng: np.random.Generator | None, noises=(),
         gain = rng.uniform(0.3, 1.0) / (np.abs(x).max() + 1e-6)
         out[row] *= gain
         if rng.random() < noise_prob:
-            if len(noises) and rng.random() < 0.5:
-                source = noises[rng.integers(len(noises))]
-                begin = int(rng.integers(0, max(len(source) - CLIP_SAMPLES, 0) + 1))
-                noise = np.resize(source[begin:begin + CLIP_SAMPLES], CLIP_SAMPLES)
-                noise = noise / (np.sqrt(np.mean(noise * noise)) + 1e-12)
-            else:
-                noise = colored_noise(rng, CLIP_SAMPLES)
+            pool = noises if len(noises) and rng.random() < 0.5 else bank
+            source = pool[rng.integers(len(pool))]
+            begin = int(rng.integers(0, max(len(source) - CLIP_SAMPLES, 0) + 1))
+            noise = np.resize(source[begin:begin + CLIP_SAMPLES], CLIP_SAMPLES)
+            noise = noise / (np.sqrt(np.mean(noise * noise)) + 1e-12)
             speech_rms = gain * np.sqrt(np.mean(x * x))
             snr = rng.uniform(*snr_db)
             out[row] += (speech_rms * 10 ** (-snr / 20) * noise).astype(np.float32)
