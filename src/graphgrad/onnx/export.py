@@ -22,7 +22,8 @@ from .ops import LATEST_OPSET, MIN_OPSET, lookup
 
 __all__ = ["export", "ExportError", "Prepared", "prepare", "convert", "resolve_opset"]
 
-_TWO_GB = 2 ** 31
+# protobuf cannot serialize a message of 2 GB or more; keep room for the graph itself
+_LIMIT = 2 ** 31 - 2 ** 26
 
 
 def resolve_opset(opset_version):
@@ -346,7 +347,7 @@ def _static(b, v):
 def _write(model, f):
     """Writes ``model`` to a path atomically (external data past 2 GB) or to a file object."""
     onnx = require_onnx()
-    big = sum(t.ByteSize() for t in model.graph.initializer) >= _TWO_GB - (1 << 24)
+    big = sum(t.ByteSize() for t in model.graph.initializer) >= _LIMIT
     if not isinstance(f, (str, os.PathLike)):
         if big:
             raise ExportError("a model over 2 GB needs external data files: pass a path, "

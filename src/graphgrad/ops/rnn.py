@@ -7,7 +7,8 @@ timestep's state: (T, B, H) for RNN/GRU, (T, B, P + H) holding ``[h_t | c_t]`` f
 Its decomposition is the per-step cell of torch's docs (tests/opinfo/rnn.py checks it against
 torch's cells). The rules are written in ``ns`` ops: without ``create_graph`` they reuse the gate
 activations the forward kept (``aux``); with it they recompute them from the saved output, so
-the backward is itself differentiable.
+the backward is itself differentiable. The LSTM's no-graph backward is a separate loop over
+preallocated arrays (``_lstm_vjp_arrays``): the same formulas in the same order, equal results.
 """
 
 from __future__ import annotations
