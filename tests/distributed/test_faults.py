@@ -30,7 +30,8 @@ def test_rank_dies():
     assert r.returncode != 0
     assert took < 30
     assert "graphgrad.distributed.run: rank 1 (pid" in r.stderr
-    assert "died (killed by signal 9)" in r.stderr
+    # MPICH's exit code when its report names rank 1; "died first" when it named another
+    assert "died (killed by signal 9)" in r.stderr or "died first" in r.stderr
 
 
 def test_rank_exits_early():

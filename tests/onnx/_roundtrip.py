@@ -17,14 +17,13 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from opinfo import OP_DB  # noqa: E402
-from opinfo.core import leaves_of, materialize  # noqa: E402
-
 import graphgrad as gg  # noqa: E402
-from graphgrad.onnx.audit import _close, run_onnx  # noqa: E402
 from graphgrad.onnx import ExportError  # noqa: E402
+from graphgrad.onnx.audit import _close, run_onnx  # noqa: E402
 from graphgrad.onnx.export import convert, prepare  # noqa: E402
 from graphgrad.onnx.ops import MAPPINGS, REASONS  # noqa: E402
+from opinfo import OP_DB  # noqa: E402
+from opinfo.core import leaves_of, materialize  # noqa: E402
 
 OPSET = 21
 RTOL, ATOL = 1e-4, 1e-5
@@ -116,7 +115,7 @@ def run_samples(op, samples):
     return "ok", "", names
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def results():
     """{OpInfo name: [(sample label, status, detail, ops)]} over the whole table, run once."""
     out = {}

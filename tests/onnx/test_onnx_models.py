@@ -8,12 +8,12 @@ import io
 import os
 
 import numpy as np
-import onnx
 import onnxruntime as ort
 import pytest
 
 import graphgrad as torch
 import graphgrad.onnx as gx
+import onnx
 from graphgrad import nn
 
 RTOL, ATOL = 1e-4, 1e-5
@@ -113,7 +113,8 @@ def test_opset_selection():
         assert m.opset_import[0].version == written
         sess = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
         x = _x(2, 4)
-        np.testing.assert_allclose(sess.run(None, {"input": x.numpy()})[0], model(x).detach().numpy(),
+        want = model(x).detach().numpy()
+        np.testing.assert_allclose(sess.run(None, {"input": x.numpy()})[0], want,
                                    rtol=RTOL, atol=ATOL)
     with pytest.raises(ValueError, match="opset"):
         gx.export(model, (_x(2, 4),), io.BytesIO(), opset_version=9)
@@ -182,3 +183,17 @@ def test_large_model_uses_external_data(tmp_path, monkeypatch):
                                model(x).detach().numpy(), rtol=RTOL, atol=ATOL)
     with pytest.raises(gx.ExportError, match="path"):
         gx.export(model, (_x(2, 512),), io.BytesIO())
+
+
+def test_command_line(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "kws.onnx"
+    cmd = [sys.executable, "-m", "graphgrad.onnx", "tests.onnx._cli_model:make",
+           "--input-shape", "2,40,51", "-o", str(out)]
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
+    assert res.returncode == 0, res.stderr
+    assert "0 errors" in res.stdout
+    onnx.checker.check_model(str(out), full_check=True)

@@ -4,11 +4,11 @@ graphgrad eager; the mapping table covers every OpDef (a mapping or a stated rea
 from __future__ import annotations
 
 import numpy as np
-import onnx
 import pytest
 from _roundtrip import OP_DB, exported_ops, results
 
 import graphgrad as gg
+import onnx
 from graphgrad.compiler.ir import Graph
 from graphgrad.onnx.audit import _close, run_onnx
 from graphgrad.onnx.export import Prepared, convert

@@ -19,7 +19,7 @@ from ..autograd.graph import AccumulateGrad, Freed, OutputEdge, Slots
 from ..ops import _dispatch
 from ..ops._namespace import DIFF, RAW, sum_to_array
 from .dynparams import holds_array, vjp_template
-from .trace import GraphBreak, Tracer, user_site
+from .trace import SHAPE_ONLY_PARAMS, GraphBreak, Tracer, user_site
 
 __all__ = ["Capture", "capture", "flatten", "unflatten"]
 
@@ -84,6 +84,26 @@ class Capture(Tracer):
             self._patch(Tensor, name, _breaker(cap, getattr(Tensor, name), f"Tensor.{name}"))
         prop = Tensor.grad
         self._patch(Tensor, "grad", property(prop.fget, _grad_setter(cap, prop.fset)))
+        self._patch(DIFF, "const", staticmethod(_diff_const(cap, DIFF.const)))
+        self._watch_wraps()
+
+    def _watch_wraps(self):
+        """Notes every array ``wrap`` turns into a Tensor with no recorded producer (see
+        ``Tracer.created``), through the memory ledger's hook in ``wrap``."""
+        from .. import _tensor
+
+        cap, track, ledger = self, _tensor._track, _tensor._ledger
+        floor = ledger.min_bytes
+        created, amap = self.created, self.amap
+
+        def watch(data):
+            if _dispatch._tracer is cap and id(data) not in amap:
+                created[id(data)] = (data, user_site())
+            if data.nbytes >= floor:
+                track(data)
+        self.unwatch = (track, floor)
+        ledger.min_bytes = 0
+        _tensor._track = watch
 
     def _patch(self, cls, name, new):
         self.patches.append((cls, name, cls.__dict__[name]))
@@ -92,6 +112,11 @@ class Capture(Tracer):
     def stop(self):
         if _dispatch._tracer is self:
             _dispatch._tracer = None
+        unwatch = self.__dict__.pop("unwatch", None)
+        if unwatch is not None:
+            from .. import _tensor
+
+            _tensor._track, _tensor._ledger.min_bytes = unwatch
         for cls, name, old in reversed(self.patches):
             setattr(cls, name, old)
         self.patches = []
@@ -205,9 +230,10 @@ class Capture(Tracer):
         else:
             mark = len(self.graph.instrs)
             try:
-                self._run_backward(roots, order, retain_graph)
-            except GraphBreak:
-                raise
+                self._run_backward(roots, order, retain_graph, grad_tensors)
+            except GraphBreak as err:
+                self.break_graph(err)
+                return False
             except Exception as err:  # noqa: BLE001 - a rule the recorder cannot run
                 del self.graph.instrs[mark:]
                 self.unsupported(f"backward through {type(err).__name__} ({err})")
@@ -216,12 +242,15 @@ class Capture(Tracer):
         self.stop()
         return False
 
-    def _run_backward(self, roots, order, retain_graph):
+    def _run_backward(self, roots, order, retain_graph, grad_tensors=None):
         buffers = {}
-        for node, g in roots:
+        for i, (node, g) in enumerate(roots):
             if not isinstance(g, Tensor):
                 g = wrap(np.asarray(g), False, None)
-            self.value(g._data, None)
+            if grad_tensors is None or i >= len(grad_tensors) or grad_tensors[i] is None \
+                    or not isinstance(grad_tensors[i], Tensor):
+                self.const(g._data)  # the engine's seed (ones), or a Python number's
+            self.value(g._data, g)
             buffers[node] = g if node not in buffers else buffers[node] + g
         prev = _mode.grad_enabled
         _mode.grad_enabled = False
@@ -271,7 +300,8 @@ class Capture(Tracer):
         if node._versions:
             _engine._check_versions(node)
         saved = node._saved
-        if "aux" in op.save or (params and holds_array(params)):
+        if "aux" in op.save or (params and op.name not in SHAPE_ONLY_PARAMS
+                                and holds_array(params)):
             # Index plans, masks and auxiliary results (indices of a max) are values of this
             # call: the rule runs on arrays with them rebuilt at every replay.
             return self._vjp_instr(node, op, params, g, saved)
@@ -500,6 +530,17 @@ def _grad_setter(cap, fset):
     return setter
 
 
+def _diff_const(cap, orig):
+    # A rule's constant (zeros of a shape, a one-hot of a static position): rules that read
+    # data are recorded as vjp instrs (see _Peek), so what reaches here is static.
+    def const(a):
+        t = orig(a)
+        if _dispatch._tracer is cap:
+            cap.const(t._data)
+        return t
+    return const
+
+
 # -- the raw-array proxy ---------------------------------------------------------------
 def _peek_raw(cap):
     def raw(x):
@@ -596,6 +637,11 @@ def capture(fn, args, kwargs, *, fullgraph=False, ext_names=None):
         outs: list = []
         cap.out_spec = flatten(result, outs)
         graph = cap.graph
-        graph.outputs = [cap.value(t._data, t) for t in outs]
+        try:
+            graph.outputs = [cap.value(t._data, t) for t in outs]
+        except GraphBreak as err:
+            if fullgraph:
+                raise
+            cap.breaks.append(err)
         cap.in_spec = spec
     return cap, result

@@ -169,7 +169,8 @@ class _Resolver:
         if v is None:
             if static_ok and _is_arange(a):
                 return a
-            if self.lenient:
+            made = getattr(self.tracer, "created", {}).get(id(a))
+            if self.lenient and (made is None or made[0] is not a):
                 v = self.tracer.const(a)
             else:
                 self.unresolved.append(a)

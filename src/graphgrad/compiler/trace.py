@@ -19,7 +19,14 @@ __all__ = ["Tracer", "GraphBreak", "user_site"]
 
 # Ops whose array params are functions of shapes only (gather positions of reflection and
 # replication padding, resampling taps): the guards on shapes make baking them right.
-SHAPE_ONLY_PARAMS: set = set()
+SHAPE_ONLY_PARAMS: set = {
+    *(f"{m}_pad{k}d" for m in ("reflection", "replication") for k in (1, 2, 3)),
+    "pad.circular", "pad_backward", "adaptive_avg_pool2d", "adaptive_avg_pool2d_backward",
+    *(f"upsample_{m}{k}d{b}" for m in ("nearest", "nearest_exact") for k in (1, 2, 3)
+      for b in ("", "_backward")),
+    *(f"upsample_{m}{b}" for m in ("linear1d", "bilinear2d", "trilinear3d")
+      for b in ("", "_backward")),
+}
 
 
 # Ops whose output shape depends on the input's values: a replay could not keep the shapes
@@ -59,17 +66,40 @@ class Tracer:
         self.keep: list = []
         self.ext_names: dict = {}  # id(Tensor) -> a name for the printer (parameter names)
         self.ext_tensors: dict = {}  # id(Tensor) -> external Value
+        # id(array) -> (array, site) for arrays wrapped into a Tensor during the capture with no
+        # recorded producer (an op computing with NumPy behind the dispatcher, e.g. nonzero):
+        # such an array reaching the graph would be baked, so it is a graph break instead.
+        self.created: dict = {}
+        self.by_base: dict = {}  # id(array.base) -> bound views of it (see _derived)
 
     # -- values -------------------------------------------------------------------------
     def bind(self, arr, v):
         self.amap[id(arr)] = v
         self.keep.append(arr)
+        base = getattr(arr, "base", None)
+        if base is not None:
+            self.by_base.setdefault(id(base), []).append(arr)
         return v
 
+    def alias(self, new, old):
+        """``new`` holds the same values as the recorded ``old`` (a snapshot copy)."""
+        v = self.amap.get(id(old))
+        if v is not None:
+            self.bind(new, v)
+
     def value(self, arr, tensor=None):
-        """The Value holding ``arr``: known, or a new external (a Tensor's array) or const."""
+        """The Value holding ``arr``: known, or a new external (a Tensor's array) or const.
+        An array wrapped during the capture without a recorded producer is a graph break
+        unless it is a reshaped view of a recorded value."""
         v = self.amap.get(id(arr))
         if v is not None:
+            return v
+        made = self.created.get(id(arr))
+        if made is not None and made[0] is arr:
+            v = self._derived(arr)
+            if v is None:
+                raise GraphBreak("a tensor computed outside the recorded ops (with NumPy, so "
+                                 "its values would be baked into the graph) was made", made[1])
             return v
         if tensor is not None and tensor._data is arr:
             v = self.ext_tensors.get(id(tensor))
@@ -80,6 +110,26 @@ class Tracer:
                 self.keep.append(tensor)
             return self.bind(arr, v)
         return self.const(arr)
+
+    def _derived(self, arr):
+        """A view instr when ``arr`` is a C-contiguous reshape of a recorded value (the
+        ``squeeze`` of max's indices), else None."""
+        base = arr.base
+        if base is None or not arr.flags.c_contiguous:
+            return None
+        ptr = arr.__array_interface__["data"][0]
+        for cand in [base] + self.by_base.get(id(base), []):
+            v = self.amap.get(id(cand))
+            if (v is None or v.kind == "const" or cand.size != arr.size
+                    or not cand.flags.c_contiguous or cand.dtype != arr.dtype
+                    or cand.__array_interface__["data"][0] != ptr):
+                continue
+            from ..ops import OPS
+
+            instr = self.graph.add(OPS["view"], [v], [(arr.shape, arr.dtype)],
+                                   {"shape": tuple(arr.shape), "in_shape": tuple(cand.shape)})
+            return self.bind(arr, instr.outs[0])
+        return None
 
     def const(self, arr):
         """Bakes ``arr`` (creation ops: ``tensor``, ``zeros``, ...) unless already known."""
@@ -173,13 +223,15 @@ class Tracer:
                 return found
         return None
 
-    def random(self, arrays, fn, label=None):
+    def random(self, arrays, fn, label=None, inputs=()):
         """Arrays drawn from graphgrad's generator: ``fn()`` draws fresh ones (a tuple with one
-        array per entry of ``arrays``, or one array)."""
+        array per entry of ``arrays``, or one array). ``inputs``: tensors whose arrays ``fn``
+        takes (a bernoulli's probabilities)."""
         single = not isinstance(arrays, tuple)
         outs = (arrays,) if single else arrays
         types = [None if a is None else (a.shape, a.dtype) for a in outs]
-        instr = self.graph.add("random", [], types, fn=fn, label=label)
+        ins = [self.value(t._data, t) for t in inputs]
+        instr = self.graph.add("random", ins, types, fn=fn, label=label)
         for a, v in zip(outs, instr.outs):
             if a is not None:
                 self.bind(a, v)
@@ -199,8 +251,14 @@ class Tracer:
             v = self.graph.add("cast", [v], [(dst.shape, dst.dtype)],
                                fn=_caster(dst.dtype, dst.shape), label=_dname(dst.dtype)).outs[0]
         old = self.amap.get(id(dst))
-        if old is None or old.kind == "external":
-            self.value(dst, tensor)
+        stored = self.__dict__.setdefault("_stored", set())
+        if old is None or old.kind == "external" or id(tensor) in stored:
+            # An external: every write is a store (a second add_ too, after the first one
+            # rebound the array to a temp).
+            if old is None:
+                self.value(dst, tensor)
+            stored.add(id(tensor))
+            self.keep.append(tensor)
             self.graph.add("store", [v], [], target=tensor, label=self._label(tensor))
         elif old.kind == "input":
             raise GraphBreak("an in-place write into an input tensor", user_site())

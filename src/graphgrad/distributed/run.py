@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 __all__ = ["find_mpiexec", "mpiexec_command", "main"]
 
@@ -70,7 +71,50 @@ def _pump(src, dst, seen):
     src.close()
 
 
-def _summary(run_dir: str, output: list[str]) -> str | None:
+def _watch_deaths(run_dir: str, done: threading.Event, deaths: dict) -> None:
+    """Polls the ranks' pids (the workers write them to ``pid.<rank>``) and records when each
+    disappears: when MPICH kills the survivors after one rank died, its report lists them all
+    alike, and only the order of disappearance tells which one died first."""
+    pids: dict[int, int] = {}
+    while not done.wait(0.002):
+        for path in glob.glob(os.path.join(run_dir, "pid.*")):
+            rank = int(path.rsplit(".", 1)[1])
+            if rank not in pids:
+                try:
+                    with open(path) as f:
+                        pids[rank] = int(f.read().strip())
+                except (OSError, ValueError):
+                    continue
+        for rank, pid in pids.items():
+            if rank not in deaths and not _alive(pid):
+                deaths[rank] = time.monotonic()
+
+
+def _first_death(deaths: dict):
+    """The rank seen to disappear strictly first, or None when it is not clear."""
+    if not deaths:
+        return None
+    order = sorted(deaths.items(), key=lambda kv: kv[1])
+    if len(order) > 1 and order[1][1] - order[0][1] < 0.002:
+        return None
+    return order[0][0]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie is dead too
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def _summary(run_dir: str, output: list[str], deaths: dict | None = None) -> str | None:
     """Which rank failed first and why, from the workers' error files or, for a rank that
     died, the launcher's report of its pid."""
     errors = []
@@ -88,11 +132,18 @@ def _summary(run_dir: str, output: list[str]) -> str | None:
         with open(path) as f:
             pids[int(f.read().strip() or -1)] = int(path.rsplit(".", 1)[1])
     text = "".join(output)
-    for m in re.finditer(r"PID (\d+) RUNNING AT .*?EXIT CODE: (\d+)", text, re.S):
-        pid, code = int(m.group(1)), int(m.group(2))
-        if pid in pids:
-            how = f"killed by signal {code}" if code in (9, 15, 6, 11) else f"exit code {code}"
-            return f"rank {pids[pid]} (pid {pid}) died ({how}); the other ranks were stopped"
+    reported = [(int(m.group(1)), int(m.group(2))) for m in
+                re.finditer(r"PID (\d+) RUNNING AT .*?EXIT CODE: (\d+)", text, re.S)
+                if int(m.group(1)) in pids]
+    by_rank = {rank: pid for pid, rank in pids.items()}
+    first = _first_death(deaths or {})
+    if first is not None and first in by_rank and by_rank[first] not in dict(reported):
+        # MPICH's report can name a rank it stopped rather than the one that died first
+        return (f"rank {first} (pid {by_rank[first]}) died first; the other ranks were "
+                f"stopped")
+    for pid, code in reported[:1]:
+        how = f"killed by signal {code}" if code in (9, 15, 6, 11) else f"exit code {code}"
+        return f"rank {pids[pid]} (pid {pid}) died ({how}); the other ranks were stopped"
     m = re.search(r"MPI_Abort\(MPI_COMM_WORLD, (\d+)\) - process (\d+)", text)
     if m:
         return f"rank {m.group(2)} called MPI_Abort with code {m.group(1)}"
@@ -115,17 +166,21 @@ def launch(nproc: int, program: list[str], mpiexec: str | None = None, env=None)
         seen: list[str] = []
         pumps = [threading.Thread(target=_pump, args=(proc.stdout, sys.stdout, seen)),
                  threading.Thread(target=_pump, args=(proc.stderr, sys.stderr, seen))]
-        for t in pumps:
+        done, deaths = threading.Event(), {}
+        watcher = threading.Thread(target=_watch_deaths, args=(run_dir, done, deaths),
+                                   daemon=True)
+        for t in (*pumps, watcher):
             t.start()
         try:
             rc = proc.wait()
         except KeyboardInterrupt:
             proc.terminate()
             rc = proc.wait()
-        for t in pumps:
+        done.set()
+        for t in (*pumps, watcher):
             t.join()
         if rc != 0:
-            why = _summary(run_dir, seen) or f"mpiexec exited with status {rc}"
+            why = _summary(run_dir, seen, deaths) or f"mpiexec exited with status {rc}"
             sys.stderr.write(f"graphgrad.distributed.run: {why}\n")
             sys.stderr.flush()
     return rc

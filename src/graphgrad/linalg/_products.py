@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import wrap
+from ..ops.creation import _leaf
 from ..ops.linalg import matmul
 from ..ops.linalg_decomp import svdvals
 from ..ops.linalg_norms import matrix_rank
@@ -37,7 +37,7 @@ def matrix_power(A, n):
     if n == 0:
         # copy_ over a clone, as torch: the result has a history that gives A a zero gradient
         eye = np.broadcast_to(np.eye(A._data.shape[-1], dtype=A._data.dtype), A._data.shape)
-        return A.clone().copy_(wrap(eye.copy(), False, None))
+        return A.clone().copy_(_leaf(eye.copy(), False))  # a constant, also when compiled
     if n < 0:
         A, n = inv(A), -n
     if n == 1:
@@ -108,12 +108,12 @@ def lstsq(A, B, rcond=None, *, driver=None):
     x = matmul(pinv(A, rtol=rcond) if rcond is not None and rcond > 0 else pinv(A), b)
     m, n = sa[-2:]
     dt = A._data.dtype
-    empty = wrap(np.zeros((0,), dt), False, None)
+    empty = _leaf(np.zeros((0,), dt), False)
     residuals = x.reshape(-1)[:0]  # empty, but requires grad with the solution, as torch's
     rank = matrix_rank(A, rtol=rcond) if rcond is not None and rcond > 0 else matrix_rank(A)
-    if driver != "gelsy" and m > n and bool(np.all(rank._data == n)):
+    if driver != "gelsy" and m > n and bool((rank == n).all()):  # a read compile sees
         residuals = ((matmul(A, x) - b) ** 2).sum(-2)
     if driver == "gels":
-        rank = wrap(np.zeros((0,), np.int64), False, None)
+        rank = _leaf(np.zeros((0,), np.int64), False)
     sv = svdvals(A.detach()) if driver in ("gelsd", "gelss") else empty
     return _LSTSQ_T(x.squeeze(-1) if vector else x, residuals, rank, sv)

@@ -22,7 +22,7 @@ class ExportCapture(Capture):
 
     def __init__(self):
         super().__init__(fullgraph=True)
-        self.baked_arrays: list = []  # (op name, param name, site)
+        self.baked_arrays: list = []  # (op name, param name, site, severity, why)
 
     def record(self, op, inputs, arrays, params, out, aux=None):
         if aux is not None and not isinstance(aux, np.ndarray):
@@ -30,7 +30,10 @@ class ExportCapture(Capture):
         if params:
             for k, p in params.items():
                 if _holds_array(p):
-                    self.baked_arrays.append((op.name, k, user_site()))
+                    why = self._classify(op, params)
+                    if why is not None:
+                        self.baked_arrays.append((op.name, k, user_site(), *why))
+                    break
         ins = [self._arg(x, a) for x, a in zip(inputs, arrays)]
         types = [(out.shape, out.dtype)]
         if aux is not None:
@@ -41,6 +44,27 @@ class ExportCapture(Capture):
         if aux is not None:
             self.bind(aux, instr.outs[1])
         return instr
+
+
+    def _classify(self, op, params):
+        """None when the params' arrays are static (baking them is right); otherwise
+        (severity, why). Uses the compiler's resolver of arrays to recorded values."""
+        try:
+            from ..compiler.dynparams import find_dyn_params
+        except ImportError:  # an older compiler: say what is known
+            return ("note", "an array computed in Python (an index or mask), written as a "
+                    "constant: right only if it does not come from the inputs' values")
+        found = find_dyn_params(self, op.name, params)
+        if found is None:
+            return None
+        if isinstance(found, str):
+            return ("warning", "an array computed in Python from tensor values is written as "
+                    "a constant: right only if those values are fixed")
+        kinds = {v.kind for v in found[1]}
+        if kinds <= {"const", "external"}:
+            return None  # computed from parameters, buffers or constants: fixed in the file
+        return ("error", "an index or mask computed from the inputs' values would be written "
+                "as this call's constant: the file would reuse it for every input")
 
 
 def _holds_array(p, depth=0):
@@ -73,6 +97,11 @@ def capture_forward(model, args, kwargs=None):
         names.update({id(p): n for n, p in model.named_parameters()})
         names.update({id(b): n for n, b in model.named_buffers()})
     cap.ext_names.update(names)
+    if hasattr(model, "named_parameters"):
+        # Known up front, so that an index read from a buffer resolves to it (fixed in the
+        # file) rather than to "computed in Python"; unused ones are not written.
+        for t in list(model.parameters()) + list(model.buffers()):
+            cap.value(t._data, t)
     leaves: list = []
     flatten((args, kwargs), leaves)
     for i, t in enumerate(leaves):

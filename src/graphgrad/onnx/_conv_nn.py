@@ -444,6 +444,10 @@ def _median(b, instr):
         nan = b.cast(b.node("IsNaN", [x]), np.bool_, np.int32)
         hit = b.cast(b.reduce("ReduceMax", nan, [axis], keep), np.int32, np.bool_)
         vals = b.node("Where", [hit, b.scalar(np.nan, _out(instr)), vals])
+        # ... and its index is the first NaN's
+        first = b.node("ArgMax", [nan], axis=axis, keepdims=1, select_last_index=0)
+        any_k = b.cast(b.reduce("ReduceMax", nan, [axis], True), np.int32, np.bool_)
+        idx = b.node("Where", [any_k, first, idx])
     if instr.name == "median":
         return b.node("Identity", [vals])
     return [vals, idx]

@@ -253,7 +253,7 @@ def _kron(b, instr):
 def _block_diag(b, instr):
     rows = []
     width = instr.params["shape"][1]
-    for v, (r0, c0, h, w) in zip([v for v in instr.ins if isinstance(v, Value)],
+    for v, (_r0, c0, h, w) in zip([v for v in instr.ins if isinstance(v, Value)],
                                  instr.params["blocks"]):
         x = b.reshape(b.cast(b.x(v), v.dtype, _out(instr)), [h, w])
         pads = b.i64([0, c0, 0, width - c0 - w])

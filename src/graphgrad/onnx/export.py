@@ -139,11 +139,8 @@ def prepare(model, args, *, input_names=None, output_names=None, dynamic_axes=No
         ["output"] if n_out == 1 else [f"output_{i}" for i in range(n_out)])
     if len(p.output_names) < n_out:
         p.output_names += [f"output_{i}" for i in range(len(p.output_names), n_out)]
-    for op, k, site in cap.baked_arrays:
-        p.findings.append(Finding(
-            "baked-value", "note",
-            f"parameter {k!r} is an array computed in Python (an index or mask); it is written "
-            "as a constant, right only if it does not come from the inputs' values", op, site))
+    for op, k, site, severity, why in cap.baked_arrays:
+        p.findings.append(Finding("baked-value", severity, f"parameter {k!r}: {why}", op, site))
     spec = dynamic_axes or {}
     unknown = [k for k in spec if k not in p.input_names and k not in p.output_names]
     if unknown:
@@ -259,7 +256,11 @@ def convert(p: Prepared, opset, *, do_constant_folding=True, collect=None):
         b.names[v] = name
         dims = [p.dynamic_in.get(i, {}).get(d, s) for d, s in enumerate(v.shape)]
         in_infos.append(helper.make_tensor_value_info(name, b.tensor_type(v.dtype), dims))
+    live = _live(graph)
+    used = set(graph.outputs).union(*(i.values() for i in live)) if live else set(graph.outputs)
     for v in graph.externals:
+        if v not in used:
+            continue
         arr = np.array(v.data._data if isinstance(v.data, Tensor) else v.data, order="C")
         b.names[v] = name = b.fresh(v.name or "param")
         b.initializers.append(onnx.numpy_helper.from_array(np.asarray(arr), name))
@@ -269,7 +270,7 @@ def convert(p: Prepared, opset, *, do_constant_folding=True, collect=None):
             b.names[v] = b.node("Expand", [b.const(value), b.i64(p.const_shapes[v])])
         else:
             b.names[v] = b.const(np.asarray(v.data), "const")
-    for instr in _live(graph):
+    for instr in live:
         try:
             fold = do_constant_folding and not any(v in p.const_shapes for v in instr.values())
             outs = _convert_instr(b, instr, opset, fold)
@@ -316,8 +317,11 @@ def _op_finding(instr, err):
 def _convert_instr(b, instr, opset, fold):
     if instr.special:
         if instr.op == "cast":
-            src = instr.ins[0]
-            return [b.cast(b.x(src), src.dtype, instr.outs[0].dtype)]
+            src, out = instr.ins[0], instr.outs[0]
+            name = b.cast(b.x(src), src.dtype, out.dtype)
+            if src.shape != out.shape:  # an in-place write of a broadcast value
+                name = b.node("Expand", [name, b.i64(out.shape)])
+            return [name]
         if instr.op == "load":
             raise ExportError("the forward reads a tensor after changing it in place "
                               "(a training-mode update); export the model in eval mode")
@@ -345,7 +349,8 @@ def _static(b, v):
 
 
 def _write(model, f):
-    """Writes ``model`` to a path atomically (external data past 2 GB) or to a file object."""
+    """Writes ``model`` to a path atomically (external data past 2 GB) or to a file object;
+    returns True when the tensors went to an external data file."""
     onnx = require_onnx()
     big = sum(t.ByteSize() for t in model.graph.initializer) >= _LIMIT
     if not isinstance(f, (str, os.PathLike)):
@@ -353,7 +358,7 @@ def _write(model, f):
             raise ExportError("a model over 2 GB needs external data files: pass a path, "
                               "not a file object")
         f.write(model.SerializeToString())
-        return
+        return False
     path = os.fspath(f)
     folder = os.path.dirname(os.path.abspath(path))
     base = os.path.basename(path)
@@ -367,12 +372,14 @@ def _write(model, f):
                             all_tensors_to_one_file=True, location=base + ".data",
                             size_threshold=1024)
             os.replace(tmp, path)
+            return True
         else:
             with open(tmp, "wb") as fh:
                 fh.write(model.SerializeToString())
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, path)
+        return False
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -426,7 +433,8 @@ def export(model, args, f, *, input_names=None, output_names=None, dynamic_axes=
         _restore_mode(modes)
     if verbose:
         print(require_onnx().helper.printable_graph(onnx_model.graph))
-    _write(onnx_model, f)
+    if _write(onnx_model, f):
+        require_onnx().checker.check_model(os.fspath(f), full_check=True)
     return report
 
 

@@ -9,8 +9,8 @@ is in neither. ``OpDef.onnx`` is the op author's hint; this table is what export
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -87,7 +87,7 @@ def in_dtype(instr, i):
 
 
 # The converters register themselves on import.
-from . import _conv_math, _conv_nn, _conv_shape  # noqa: E402,F401
+from . import _conv_math, _conv_nn, _conv_reduce, _conv_shape  # noqa: E402,F401
 from ._reasons import REASONS as _R  # noqa: E402
 
 for _k, _v in _R.items():

@@ -3,7 +3,8 @@
 Two ops close the family under differentiation (see Note [Convolution primitives]):
 ``convolution`` (aten's: plain or transposed, with bias) and ``convolution_weight`` (the weight
 gradient). Forwards are NumPy im2col + one matmul per group; col2im adds strided slices, one per
-kernel position. The decomposition they implement is ``F.unfold`` followed by a matmul.
+kernel position (see Note [Batch-last layout] for the weight gradient and the transposed form).
+The decomposition they implement is ``F.unfold`` followed by a matmul.
 """
 
 from __future__ import annotations
@@ -114,6 +115,59 @@ def _conv(xp, x, w, stride, padding, dilation, groups):
     return y.reshape((n, o) + out_size)
 
 
+# Note [Batch-last layout]: in the weight gradient and the transposed convolution the columns
+# are laid out (*kernel, C, *spatial, N), batch innermost. The weight gradient is then one GEMM
+# over all images (no batched product and sum), and col2im adds whole (C, rows, W*N) blocks whose
+# contiguous runs are W*N long instead of W: with NumPy's per-run overhead the strided adds of
+# the (N, C, *spatial) layout cost more than the GEMM. Moving the batch last is one strided copy
+# of the input (and one back for the transposed output). It pays only when the contraction is
+# wide enough for that copy to be small against the GEMM (``_BATCH_LAST_MIN``); a first layer
+# with one input channel keeps the per-image layout.
+_BATCH_LAST_MIN = 32
+
+
+def _batch_last(xp, x, pads=None):
+    """(C, *padded spatial, N) copy of ``x`` (N, C, *spatial), zero padded by (low, high)."""
+    moved = xp.moveaxis(x, 0, -1)
+    if pads is None or not any(lo or hi for lo, hi in pads):
+        return xp.ascontiguousarray(moved)
+    shape = (x.shape[1],) + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], pads)) + (
+        x.shape[0],)
+    out = xp.zeros(shape, dtype=x.dtype)
+    out[(slice(None),) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(x.shape[2:], pads))] = moved
+    return out
+
+
+def _kernel_slices(pos, dilation, stride, size):
+    """The (C, *spatial, N) buffer's slice that kernel position ``pos`` meets."""
+    return (slice(None),) + tuple(slice(p * d, p * d + s * (o - 1) + 1, s)
+                                  for p, d, s, o in zip(pos, dilation, stride, size))
+
+
+def _conv_transpose_batch_last(xp, x, w, stride, padding, dilation, output_padding):
+    """``_conv_transpose`` for groups == 1 in the batch-last layout: one GEMM, then col2im adds
+    of long contiguous runs; returns a C-contiguous (N, Cout, *out) array."""
+    n, cin = x.shape[:2]
+    cout = w.shape[1]
+    ksize, in_size = w.shape[2:], x.shape[2:]
+    npos = _prod(ksize)
+    xt = _batch_last(xp, x).reshape(cin, -1)
+    wk = w.reshape(cin, cout, npos).transpose(2, 1, 0).reshape(npos * cout, cin)
+    cols = xp.matmul(wk, xt).reshape((npos, cout) + tuple(in_size) + (n,))
+    full = tuple((i - 1) * s + d * (k - 1) + 1 + op for i, s, d, k, op in
+                 zip(in_size, stride, dilation, ksize, output_padding))
+    buf = xp.zeros((cout,) + full + (n,), dtype=cols.dtype)
+    overlap = any(s < (k - 1) * d + 1 for s, k, d in zip(stride, ksize, dilation))
+    for i, pos in enumerate(itertools.product(*(range(k) for k in ksize))):
+        key = _kernel_slices(pos, dilation, stride, in_size)
+        if overlap:
+            buf[key] += cols[i]
+        else:  # disjoint windows: each input element is written once
+            buf[key] = cols[i]
+    crop = tuple(slice(lo, f - hi) for f, (lo, hi) in zip(full, padding))
+    return xp.ascontiguousarray(xp.moveaxis(buf[(slice(None),) + crop], -1, 0))
+
+
 def _conv_transpose(xp, x, w, stride, padding, dilation, output_padding, groups):
     """Transposed convolution of x (N, Cin, *sp) with w (Cin, Cout/groups, *k): col2im of
     W^T @ x into a buffer of the full size, then the padding is cropped."""
@@ -121,6 +175,8 @@ def _conv_transpose(xp, x, w, stride, padding, dilation, output_padding, groups)
     ksize = w.shape[2:]
     in_size = x.shape[2:]
     cout_g = w.shape[1]
+    if groups == 1 and cout_g * _prod(ksize) >= _BATCH_LAST_MIN:
+        return _conv_transpose_batch_last(xp, x, w, stride, padding, dilation, output_padding)
     lx = _prod(in_size)
     if groups == 1:
         cols = xp.matmul(w.reshape(cin, -1).T, x.reshape(n, cin, lx))
@@ -133,11 +189,30 @@ def _conv_transpose(xp, x, w, stride, padding, dilation, output_padding, groups)
     return _crop(buf, padding)
 
 
+def _conv_weight_batch_last(xp, x, g, ksize, stride, padding, dilation):
+    """``_conv_weight`` for groups == 1 in the batch-last layout: one GEMM over all images."""
+    n, c = x.shape[:2]
+    o = g.shape[1]
+    out_size = g.shape[2:]
+    npos = _prod(ksize)
+    xt = _batch_last(xp, x, padding)
+    cols = xp.empty((npos, c) + tuple(out_size) + (n,), dtype=x.dtype)
+    for i, pos in enumerate(itertools.product(*(range(k) for k in ksize))):
+        cols[i] = xt[_kernel_slices(pos, dilation, stride, out_size)]
+    gt = _batch_last(xp, g).reshape(o, -1)
+    gw = xp.matmul(cols.reshape(npos * c, -1), gt.T)  # (kernel..., C) x O
+    gw = gw.reshape(tuple(ksize) + (c, o))
+    d = len(ksize)
+    return xp.ascontiguousarray(gw.transpose((d + 1, d) + tuple(range(d))))
+
+
 def _conv_weight(xp, x, g, ksize, stride, padding, dilation, groups):
     """dL/dW of a plain convolution: g (N, O, *out) @ im2col(x)^T, summed over the batch."""
     n, c = x.shape[:2]
     o = g.shape[1]
     out_size = g.shape[2:]
+    if groups == 1 and c * _prod(ksize) >= _BATCH_LAST_MIN:
+        return _conv_weight_batch_last(xp, x, g, ksize, stride, padding, dilation)
     cols = im2col(xp, _pad(xp, x, padding), ksize, out_size, stride, dilation)
     lo = _prod(out_size)
     # a batched product then a sum over the batch: reshaping to one big GEMM would copy the
@@ -157,7 +232,11 @@ def _convolution_fwd(xp, x, w, b, stride, padding, dilation, transposed, output_
     else:
         y = _conv(xp, x, w, stride, padding, dilation, groups)
     if b is not None:
-        y = y + b.reshape((-1,) + (1,) * (y.ndim - 2))
+        b = b.reshape((-1,) + (1,) * (y.ndim - 2))
+        if transposed:
+            y = y + b  # a crop of col2im's buffer: the sum makes it contiguous
+        else:
+            y += b  # the product's own fresh buffer
     return y
 
 

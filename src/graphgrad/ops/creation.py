@@ -109,7 +109,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         return data if dtype is None or data.dtype == _dtype.to_dtype(dtype) else data.to(dtype)
     if isinstance(data, np.ndarray):
         arr = data if dtype is None else data.astype(_np_dtype(dtype), copy=False)
-        return wrap(arr, False, None) if arr.dtype in _dtype._FROM_NP else tensor(arr)
+        return _leaf(arr, False) if arr.dtype in _dtype._FROM_NP else tensor(arr)
     return tensor(data, dtype=dtype)
 
 
@@ -118,7 +118,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     _dtype.from_numpy_dtype(ndarray.dtype)
-    return wrap(ndarray, False, None)
+    return _leaf(ndarray, False)
 
 
 def _filled(size, value, dtype, requires_grad, device, default=None):

@@ -91,7 +91,10 @@ def _old_value(self, needs_copy: bool) -> Tensor:
     """``self`` as an op input: a snapshot when the op saves it, else the tensor itself."""
     if not needs_copy:
         return self
-    return wrap(self._data.copy(), self._rg, self.grad_fn)
+    old = wrap(self._data.copy(), self._rg, self.grad_fn)
+    if _dispatch._tracer is not None:  # graphgrad.compile: the snapshot is the same value
+        _dispatch._tracer.alias(old._data, self._data)
+    return old
 
 
 def _make_inplace(name, fn, saves_self):
@@ -146,6 +149,11 @@ def _overwrite(self, values, kind):
     name = kind + "_"
     recording = _recording(self)
     _check_target(self, name, recording)
+    if _dispatch._tracer is not None and not recording:  # graphgrad.compile: record the write
+        if not isinstance(values, np.ndarray):
+            values = np.asarray(values, self._data.dtype)
+        _dispatch._tracer.const(values)  # no-op for values already recorded (random draws)
+        return _write(self, wrap(values, False, None), name, True)
     if not recording:
         if not self._data.flags.writeable:
             return _write(self, wrap(values, False, None), name)
@@ -197,8 +205,17 @@ def _random_fill(kind, draw):
     def method(self, *args, generator=None, **kwargs):
         from .random import _rng
 
-        values = draw(_rng(generator), self._data.shape, *args, **kwargs)
-        return _overwrite(self, np.asarray(values).astype(self._data.dtype), kind)
+        shape, dtype = self._data.shape, self._data.dtype
+        tensors = [a for a in args if isinstance(a, Tensor)]
+
+        def redraw(*arrays):
+            it = iter(arrays)
+            a = [next(it) if isinstance(x, Tensor) else x for x in args]
+            return np.asarray(draw(_rng(generator), shape, *a, **kwargs)).astype(dtype)
+        values = redraw(*[t._data for t in tensors])
+        if _dispatch._tracer is not None:  # graphgrad.compile: fresh draws on every replay
+            _dispatch._tracer.random(values, redraw, label=kind + "_", inputs=tensors)
+        return _overwrite(self, values, kind)
     method.__name__ = kind + "_"
     method.__doc__ = f"Fills this tensor in place with samples from the {kind} distribution."
     return method

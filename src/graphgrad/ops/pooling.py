@@ -71,6 +71,10 @@ def _max_pool_fwd(xp, x, kernel, stride, padding, dilation, ceil_mode):
     d = len(kernel)
     size = x.shape[-d:]
     out, pads = _geometry(size, kernel, stride, padding, dilation, ceil_mode)
+    if d == 2 and kernel == stride and not any(padding) and dilation == (1, 1) and not any(
+            hi for _, hi in pads):
+        best, flat = _max_pool_disjoint(xp, x, kernel, out)
+        return best, (flat, x.shape)
     xpad = _pad_last(xp, x, pads, _lowest(x.dtype))
     positions = _positions(kernel)
     views = [xpad[_slices(pos, dilation, stride, out)] for pos in positions]
@@ -83,6 +87,47 @@ def _max_pool_fwd(xp, x, kernel, stride, padding, dilation, ceil_mode):
         xp.copyto(k, i, where=views[i] == best)
     flat = _flat_index(xp, k, kernel, stride, padding, dilation, out, size)
     return best, (flat, x.shape)
+
+
+def _max_pool_disjoint(xp, x, kernel, out):
+    """Max pooling over windows that tile the input (kernel == stride, no padding or
+    dilation): the maximum and its flat index, from a few whole-array passes.
+
+    Each row of the window keeps its running maximum and column, then the rows are compared
+    in order; a later element wins only when strictly greater, so ties keep the first in
+    row-major order, as torch's scan does. The input's trailing rows and columns that no
+    window covers (floor mode) are never read.
+    """
+    (kh, kw), (ho, wo) = kernel, out
+    width = x.shape[-1]
+    best = row = col = None
+    for a in range(kh):
+        m = c = None
+        for b in range(kw):
+            v = x[..., a:a + kh * (ho - 1) + 1:kh, b:b + kw * (wo - 1) + 1:kw]
+            if m is None:
+                m = v
+                continue
+            upd = xp.greater(v, m)
+            m = xp.maximum(m, v, out=m if b > 1 else None)
+            c = upd if c is None else xp.where(upd, np.int8(b), c)
+        if best is None:
+            best, col = m, c
+            continue
+        upd = xp.greater(m, best)
+        best = xp.maximum(best, m, out=best if best.base is None else None)
+        col = xp.where(upd, 0 if c is None else c, 0 if col is None else col)
+        row = upd if row is None else xp.where(upd, np.int8(a), row)
+    if best.base is not None:  # a 1x1 window: the strided view itself
+        best = best.copy()
+    base = (xp.arange(ho, dtype=np.int64)[:, None] * (kh * width)
+            + xp.arange(wo, dtype=np.int64) * kw)
+    flat = xp.multiply(row, width, dtype=np.int64) if row is not None else \
+        xp.zeros(best.shape, dtype=np.int64)
+    if col is not None:
+        flat += col
+    flat += base
+    return best, flat
 
 
 def _flat_index(xp, k, kernel, stride, padding, dilation, out, size):
@@ -108,8 +153,9 @@ def _scatter_fwd(xp, g, index, shape, dims, overlap):
     ii = index.reshape(b, -1)
     if overlap:
         np.add.at(gx, (np.arange(b)[:, None], ii), gi)
-    else:
-        xp.put_along_axis(gx, ii, gi, axis=1)
+    else:  # one flat assignment: cheaper than put_along_axis's broadcast index pair
+        rows = xp.arange(0, b * gx.shape[1], gx.shape[1], dtype=np.int64)[:, None]
+        gx.reshape(-1)[(ii + rows).reshape(-1)] = gi.reshape(-1)
     return gx.reshape(shape)
 
 

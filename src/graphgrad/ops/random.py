@@ -108,23 +108,21 @@ def _sample(draw, size, dtype, requires_grad, device):
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **kwargs):
     """Uniform samples on ``[0, 1)``."""
-    rng = _rng(generator)
-    return _sample(lambda s, d: rng.random(s, dtype=d), _size(size, kwargs), dtype,
+    # The generator's stream is looked up at each draw: a compiled replay after manual_seed
+    # must draw from the new one.
+    return _sample(lambda s, d: _rng(generator).random(s, dtype=d), _size(size, kwargs), dtype,
                    requires_grad, device)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, **kwargs):
     """Standard normal samples."""
-    rng = _rng(generator)
-    return _sample(lambda s, d: rng.standard_normal(s, dtype=d), _size(size, kwargs), dtype,
-                   requires_grad, device)
+    return _sample(lambda s, d: _rng(generator).standard_normal(s, dtype=d), _size(size, kwargs),
+                   dtype, requires_grad, device)
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
     """Integers uniform on ``[low, high)`` (int64 by default)."""
-    if _dispatch._tracer is not None:
-        _dispatch._tracer.unsupported("torch.randint")
     check_device(device)
     if high is not None and not isinstance(high, (int, np.integer)) and size is None:
         low, high, size = 0, low, high  # randint(high, size)
@@ -136,16 +134,19 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
                            f"to={high}")
     np_dtype = _np_dtype(dtype) or np.dtype(np.int64)
-    data = _rng(generator).integers(low, high, size=shape_arg((size,)), dtype=np.int64)
-    return _leaf(data.astype(np_dtype), requires_grad)
+    shape = shape_arg((size,))
+
+    def draw():
+        return _rng(generator).integers(low, high, size=shape, dtype=np.int64).astype(np_dtype)
+    data = draw()
+    if _dispatch._tracer is not None:  # graphgrad.compile: fresh draws on every replay
+        _dispatch._tracer.random(data, draw, label="randint")
+    return _leaf(data, requires_grad)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
            requires_grad=False):
     """Normal samples with the given mean and std (numbers or broadcastable tensors)."""
-    if _dispatch._tracer is not None:
-        _dispatch._tracer.unsupported("torch.normal")
-    rng = _rng(generator)
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
     if np.any(np.asarray(s) < 0):
@@ -155,28 +156,48 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     if dtype is None:
         like = mean if isinstance(mean, Tensor) else std if isinstance(std, Tensor) else None
         dtype = like.dtype if like is not None else None
-    out = _sample(lambda sh, d: rng.standard_normal(sh, dtype=d), (tuple(size),), dtype, False,
-                  device)
-    out._data = (out._data * s + m).astype(out._data.dtype, copy=False)
+    out = _sample(lambda sh, d: _rng(generator).standard_normal(sh, dtype=d), (tuple(size),),
+                  dtype, False, device)
+    if _dispatch._tracer is not None:  # graphgrad.compile: the affine part as recorded ops
+        from ..autograd.grad_mode import no_grad
+
+        with no_grad():
+            res = out * std + mean
+        out = res if res._data.dtype == out._data.dtype else res.to(out.dtype)
+    else:
+        out._data = (out._data * s + m).astype(out._data.dtype, copy=False)
     if requires_grad:
         out.requires_grad_(True)
     return out
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
-    if _dispatch._tracer is not None:
-        _dispatch._tracer.unsupported("torch.randperm")
     check_device(device)
-    data = _rng(generator).permutation(n).astype(_np_dtype(dtype) or np.int64)
+    np_dtype = _np_dtype(dtype) or np.int64
+
+    def draw():
+        return _rng(generator).permutation(n).astype(np_dtype)
+    data = draw()
+    if _dispatch._tracer is not None:  # graphgrad.compile: fresh draws on every replay
+        _dispatch._tracer.random(data, draw, label="randperm")
     return _leaf(data, requires_grad)
 
 
 def bernoulli(input, p=None, *, generator=None):
-    probs = input._data if p is None else np.full(input._data.shape, p)
-    if _dispatch._tracer is not None:
-        _dispatch._tracer.unsupported("torch.bernoulli")
-    draw = _rng(generator).random(input._data.shape) < probs
-    return wrap(draw.astype(input._data.dtype), False, None)
+    dtype = input._data.dtype
+
+    def draw(probs):
+        return (_rng(generator).random(probs.shape) < probs).astype(dtype)
+    if p is None:
+        out = draw(input._data)
+        if _dispatch._tracer is not None:  # graphgrad.compile: fresh draws on every replay
+            _dispatch._tracer.random(out, draw, label="bernoulli", inputs=(input,))
+    else:
+        shape = input._data.shape
+        out = draw(np.full(shape, p))
+        if _dispatch._tracer is not None:
+            _dispatch._tracer.random(out, lambda: draw(np.full(shape, p)), label="bernoulli")
+    return wrap(out, False, None)
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):

@@ -55,6 +55,8 @@ def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
         return input
     if p == 1:
         zero = wrap(np.zeros((), dtype=input._data.dtype), False, None)
+        if _dispatch._tracer is not None:  # graphgrad.compile: a constant
+            _dispatch._tracer.const(zero._data)
         return input.mul_(zero) if inplace else input * zero
     mult, shift = _noise(input, p, feature, alpha)
     if _dispatch._tracer is not None:  # graphgrad.compile: fresh masks on every replay

@@ -17,6 +17,15 @@ from ..._tensor import Tensor, bump_version, wrap
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
 
 
+def _not_captured(what):
+    # These write gradients with NumPy, behind the dispatcher: graphgrad.compile could not
+    # replay them, so a capture breaks the graph here (the step runs eagerly, with a warning).
+    from ...ops import _dispatch
+
+    if _dispatch._tracer is not None:
+        _dispatch._tracer.unsupported(f"torch.nn.utils.{what}")
+
+
 def _as_list(parameters):
     return [parameters] if isinstance(parameters, Tensor) else list(parameters)
 
@@ -41,6 +50,7 @@ def _norm(a: np.ndarray, norm_type: float) -> np.ndarray:
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None) -> Tensor:
     """The norm of the norms of ``tensors`` (as if they were concatenated into one vector)."""
+    _not_captured("get_total_norm")
     tensors = _as_list(tensors)
     norm_type = float(norm_type)
     if not tensors:
@@ -58,6 +68,7 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
 
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None) -> None:
     """Scales the gradients by ``min(1, max_norm / (total_norm + 1e-6))``."""
+    _not_captured("clip_grads_with_norm_")
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
     if not grads:
         return
@@ -98,6 +109,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
 def clip_grad_value_(parameters, clip_value, foreach=None) -> None:
     """Clamps every gradient element of ``parameters`` to ``[-clip_value, clip_value]``."""
+    _not_captured("clip_grad_value_")
     clip_value = float(clip_value)
     for p in _as_list(parameters):
         g = p.grad
