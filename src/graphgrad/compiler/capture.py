@@ -382,6 +382,12 @@ class Capture(Tracer):
             res = op.vjp(RAW, garr, *vals, **prm) if prm else op.vjp(RAW, garr, *vals)
             return _fit_raw(res, metas, nxt)
 
+        def rebuild(new_metas, new_dyn):
+            # dynamic=True: the same rule for another batch size (compiler/dynamic.py)
+            return _vjp_replay(op, new_metas, nxt, new_dyn, ng, g, n_slots if type(g) is Slots
+                               else 0, present if type(g) is Slots else ())
+
+        replay.parts = (metas, dyn, rebuild)
         types = [None if r is None else (r.shape, r.dtype) for r in results]
         instr = self.graph.add("vjp", g_ins + values, types, fn=replay, label=op.name)
         grads = []
@@ -392,6 +398,29 @@ class Capture(Tracer):
                 self.bind(r, v)
                 grads.append(wrap(r, False, None))
         return grads
+
+
+def _vjp_replay(op, metas, nxt, dyn, ng, g, n_slots, present):
+    """The array function of a vjp instr (as ``Capture._vjp_instr`` builds it)."""
+    slotted = type(g) is Slots
+
+    def replay(*arrays):
+        built = dyn.build(arrays[ng:])
+        if slotted:
+            slots = [None] * n_slots
+            for i, a in zip(present, arrays):
+                slots[i] = a
+            garr = Slots(slots)
+        else:
+            garr = arrays[0]
+        vals, prm = built["saved"], built["params"]
+        res = op.vjp(RAW, garr, *vals, **prm) if prm else op.vjp(RAW, garr, *vals)
+        return _fit_raw(res, metas, nxt)
+
+    def rebuild(new_metas, new_dyn):
+        return _vjp_replay(op, new_metas, nxt, new_dyn, ng, g, n_slots, present)
+    replay.parts = (metas, dyn, rebuild)
+    return replay
 
 
 def _n_outputs(edge):

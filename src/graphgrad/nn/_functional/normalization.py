@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...ops import _dispatch
 from ...ops.normalization import BATCH_NORM, GROUP_NORM, LAYER_NORM, norm_apply
 from ...ops.pooling import avg_pool2d
 from ...ops.structure import pad
@@ -62,6 +63,9 @@ def _update(stat, value, momentum):
     buffer's version, so a graph that saved the buffer (eval mode) stays usable."""
     if stat is None:
         return
+    if _dispatch._tracer is not None:
+        # graphgrad.compile would replay the capture-time statistics: run this step eagerly
+        _dispatch._tracer.unsupported("BatchNorm's running-statistics update (train mode)")
     data = stat._data
     new = (1.0 - momentum) * data.astype(np.float64) + momentum * value.reshape(data.shape)
     np.copyto(data, new, casting="unsafe")
