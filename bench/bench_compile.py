@@ -78,6 +78,23 @@ def mlp(m, seed=0):
     return step
 
 
+def cnn(m, seed=0):
+    m.manual_seed(seed)
+    nn = m.nn
+    model = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Flatten(), nn.Linear(16 * 7 * 7, 10))
+    opt = m.optim.SGD(model.parameters(), lr=0.01)
+
+    def step(x, y):
+        opt.zero_grad()
+        loss = m.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
 def seed_step(m):
     w = m.tensor(3.0, requires_grad=True)
     b = m.tensor(1.0, requires_grad=True)
@@ -180,6 +197,9 @@ def main():
              lambda m: (_leaf(m, big),), max(reps // 2, 3), results)
     run_case("MLP 784-512-256-10 SGD step, batch 64", mlp,
              lambda m: (m.tensor(xb), m.tensor(yb)), reps * 2, results)
+    xc = rng.standard_normal((32, 1, 28, 28)).astype(np.float32)
+    run_case("CNN (2 conv, 2 maxpool, linear) SGD step, batch 32 28x28", cnn,
+             lambda m: (m.tensor(xc), m.tensor(yb[:32])), reps * 2, results)
     run_case("seed example step", seed_step, lambda m: (m.tensor(2.0),), reps * 20, results)
     for name, row in results.items():
         print(f"\n{name}")

@@ -231,3 +231,33 @@ def test_quick_leak_warns_and_memory_grows(tmp_path, cache):
     accs = re.findall(r"fine-tune(?: \(leak\))?: held-out voices accuracy ([\d.]+)%", out)
     assert len(accs) == 2 and accs[0] == accs[1]
     assert (tmp_path / "training.png").exists()
+
+
+def _mpi_missing():
+    try:
+        import mpi4py.MPI  # noqa: F401
+        return None
+    except (ImportError, RuntimeError) as e:     # RuntimeError: mpi4py without an MPI library
+        return f"needs mpi4py and an MPI library (pip install '.[distributed]'): {e}"
+
+
+@needs_espeak
+@pytest.mark.skipif(_mpi_missing() is not None, reason=_mpi_missing() or "")
+def test_quick_data_parallel_two_ranks(tmp_path, cache):
+    out = _run("--quick", "--nproc", "2", "--out", str(tmp_path), "--cache-dir", cache)
+    assert "data-parallel on 2 ranks: 16 clips per rank and step" in out
+    # Rank 0 alone reports and writes; every epoch line and the summary appear once.
+    assert out.count("fine-tune accuracy (held-out voices)") == 1
+    assert len(re.findall(r"\[pretrain\] epoch 1/2", out)) == 1
+    assert len(_memory(out, "fine-tune")) == 3
+    assert all(a == b for a, b in _memory(out, "fine-tune"))
+    assert "GraphRetentionWarning" not in out
+    assert sorted(os.listdir(tmp_path)) == ["keyword_spotter.pt", "training.png"]
+    # The checkpoint is an ordinary one: predict reads it.
+    from graphgrad.examples.speech_commands.__main__ import QUICK
+    clips = data.synthesize(QUICK["finetune_words"], QUICK["finetune_counts"], 1, cache,
+                            log=lambda _: None)
+    data.write_wav(tmp_path / "word.wav", clips.clip(0) / 32768)
+    out = _run("predict", str(tmp_path / "word.wav"), "--checkpoint",
+               str(tmp_path / "keyword_spotter.pt"))
+    assert re.search(r"word\.wav: (\w+) \(", out).group(1) in QUICK["finetune_words"]

@@ -33,6 +33,8 @@ def conv2d_samples(dtype, rng):
     yield SampleInput(a(1, 3, 4, 4), (a(3, 1, 2, 2),), dict(groups=3, padding="valid"),
                       name="depthwise")
     yield SampleInput(NonContig(a(1, 2, 5, 6)), (a(2, 2, 3, 3),), name="noncontig")
+    # 8 channels x 9 positions: the weight and input gradients take the batch-last layout
+    yield SampleInput(a(2, 8, 5, 4), (a(3, 8, 3, 3), a(3)), dict(padding=1), name="wide")
 
 
 def conv1d_samples(dtype, rng):
@@ -58,6 +60,9 @@ def conv_transpose2d_samples(dtype, rng):
                                                           dilation=(2, 1)), name="groups")
     yield SampleInput(a(1, 2, 3, 3), (a(2, 1, 2, 2),), dict(dilation=2, output_padding=1),
                       name="outpad_dilation")
+    # 8 output channels x 9 positions: the batch-last layout, with overlapping strided windows
+    yield SampleInput(a(2, 3, 3, 4), (a(3, 8, 3, 3), a(8)), dict(stride=2, padding=1),
+                      name="wide")
 
 
 def conv_transpose1d_samples(dtype, rng):

@@ -11,6 +11,7 @@ import functools
 import warnings
 
 from .._tensor import Tensor, wrap
+from . import dynamic as _dynamic
 from . import verify as _verify
 from .capture import capture, flatten, unflatten
 from .executor import Executor
@@ -52,6 +53,7 @@ class Variant:
         self.reason = reason  # why this variant runs eagerly
         self.calls = 0
         self.verify_next = False
+        self.dynamic = False  # instantiated from a dynamic=True template
 
 
 class CompiledFunction:
@@ -72,6 +74,8 @@ class CompiledFunction:
         self.breaks: list = []
         self.recaptures = []  # the failed guard behind each capture after the first
         self.limit_warned = False
+        self.template = None  # dynamic=True: the graph over the batch size (dynamic.py)
+        self.not_dynamic = None  # why the captures could not be generalized
         functools.update_wrapper(self, fn, updated=())
 
     def _names(self):
@@ -91,8 +95,12 @@ class CompiledFunction:
             if why is None:
                 return self._run(v, args, kwargs)
             reason = reason or why
+        if self.dynamic and self.template is not None:
+            v = self._instantiate(key, args, kwargs)
+            if v is not None:
+                return self._run(v, args, kwargs)
         if self.variants:
-            if len(self.variants) >= RECOMPILE_LIMIT:
+            if sum(1 for v in self.variants if not v.dynamic) >= RECOMPILE_LIMIT:
                 if not self.limit_warned:
                     warnings.warn(f"graphgrad.compile: recompile limit ({RECOMPILE_LIMIT}) "
                                   f"reached for {_fn_name(self.fn)}; last failed guard: "
@@ -122,14 +130,53 @@ class CompiledFunction:
             return result
         raw_text = graph.format()
         pre = list(graph.instrs)
+        raw = _dynamic.RawGraph(graph) if self.dynamic else None
         runner, report = compile_graph(graph, backend=self.backend, mode=self.mode,
                                        options=self.options)
         v = Variant(Guards(key, graph), graph, runner, cap, report, raw_text)
         v.pre = pre
+        if raw is not None:
+            v.raw, v.key = raw, key
+            v.batch = _dynamic.batch_size(_leaves(args, kwargs))
+            self._generalize(v)
         self.variants.append(v)
         if self.verify:
             v.verify_next = True
         return result
+
+    def _generalize(self, v):
+        """dynamic=True: diffs a new capture against the first one at another batch size."""
+        if self.template is not None or self.not_dynamic is not None:
+            return
+        for w in self.variants:
+            raw = getattr(w, "raw", None)
+            if raw is None or w.batch == v.batch:
+                continue
+            try:
+                self.template = _dynamic.generalize_graphs(raw, w.key, w.batch, v.raw, v.key,
+                                                           v.batch)
+                self.template.variant = w
+            except _dynamic.NotDynamic as err:
+                self.not_dynamic = str(err)
+            return
+
+    def _instantiate(self, key, args, kwargs):
+        """A variant for this call's batch size from the template (no Python re-run), or
+        None when the template does not apply."""
+        t = self.template
+        n = _dynamic.batch_size(_leaves(args, kwargs))
+        if n is None or not t.matches(key, n):
+            return None
+        graph = t.graph(n)
+        pre = list(graph.instrs)
+        runner, report = compile_graph(graph, backend=self.backend, mode=self.mode,
+                                       options=self.options)
+        v = Variant(Guards(key, graph), graph, runner, t.variant.cap, report, graph.format())
+        v.pre, v.dynamic = pre, True
+        self.variants.append(v)
+        if self.verify:
+            v.verify_next = True
+        return v
 
     def _run(self, v, args, kwargs):
         if v.runner is None:
@@ -159,6 +206,12 @@ def run_variant(v, args, kwargs):
         else:
             outs.append(wrap(a, False, None))
     return unflatten(cap.out_spec, outs)
+
+
+def _leaves(args, kwargs):
+    leaves: list = []
+    flatten((args, kwargs), leaves)
+    return leaves
 
 
 def _needs_autograd(result):

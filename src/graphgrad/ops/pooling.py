@@ -100,6 +100,7 @@ def _max_pool_disjoint(xp, x, kernel, out):
     """
     (kh, kw), (ho, wo) = kernel, out
     width = x.shape[-1]
+    pos = np.int8 if max(kernel) <= 127 else np.int32  # a global pool may span 224 columns
     best = row = col = None
     for a in range(kh):
         m = c = None
@@ -110,14 +111,14 @@ def _max_pool_disjoint(xp, x, kernel, out):
                 continue
             upd = xp.greater(v, m)
             m = xp.maximum(m, v, out=m if b > 1 else None)
-            c = upd if c is None else xp.where(upd, np.int8(b), c)
+            c = upd if c is None else xp.where(upd, pos(b), c)
         if best is None:
             best, col = m, c
             continue
         upd = xp.greater(m, best)
         best = xp.maximum(best, m, out=best if best.base is None else None)
         col = xp.where(upd, 0 if c is None else c, 0 if col is None else col)
-        row = upd if row is None else xp.where(upd, np.int8(a), row)
+        row = upd if row is None else xp.where(upd, pos(a), row)
     if best.base is not None:  # a 1x1 window: the strided view itself
         best = best.copy()
     base = (xp.arange(ho, dtype=np.int64)[:, None] * (kh * width)
@@ -149,8 +150,9 @@ def _scatter_fwd(xp, g, index, shape, dims, overlap):
     ``shape``; adds when windows overlap (an input may be the maximum of several)."""
     b = _conv._prod(shape[:-dims])
     gx = xp.zeros((b, _conv._prod(shape[-dims:])), dtype=g.dtype)
-    gi = g.reshape(b, -1)
-    ii = index.reshape(b, -1)
+    per = _conv._prod(index.shape[-dims:])  # not -1: an empty batch must reshape too
+    gi = g.reshape(b, per)
+    ii = index.reshape(b, per)
     if overlap:
         np.add.at(gx, (np.arange(b)[:, None], ii), gi)
     else:  # one flat assignment: cheaper than put_along_axis's broadcast index pair
@@ -162,8 +164,9 @@ def _scatter_fwd(xp, g, index, shape, dims, overlap):
 def _gather_fwd(xp, x, index, shape, dims, overlap):
     """The transpose of the scatter: each output reads the input at its flat index."""
     b = _conv._prod(shape[:-dims])
-    return xp.take_along_axis(x.reshape(b, -1), index.reshape(b, -1), axis=1).reshape(
-        index.shape)
+    per = _conv._prod(index.shape[-dims:])
+    return xp.take_along_axis(x.reshape(b, _conv._prod(shape[-dims:])),
+                              index.reshape(b, per), axis=1).reshape(index.shape)
 
 
 def _scatter_vjp(ns, g, index, shape, dims, overlap):
@@ -178,7 +181,9 @@ def _diff_gather(x, index, shape, dims, overlap):
     """The gather as differentiable graphgrad ops (a third derivative of max pooling)."""
     b = _conv._prod(shape[:-dims])
     rows = np.arange(b)[:, None]
-    return x.reshape(b, -1)[rows, index.reshape(b, -1)].reshape(index.shape)
+    per = _conv._prod(index.shape[-dims:])
+    return x.reshape(b, _conv._prod(shape[-dims:]))[rows, index.reshape(b, per)].reshape(
+        index.shape)
 
 
 def _index_params(index, shape, dims, overlap):

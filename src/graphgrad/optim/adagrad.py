@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, wrap
-from .optimizer import Optimizer, as_float, bump, no_grad_step, step_tensor
+from .optimizer import Optimizer, as_float, bump, check_lr, no_grad_step, step_tensor
 
 __all__ = ["Adagrad"]
 
@@ -29,10 +29,7 @@ class Adagrad(Optimizer):
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
                  eps=1e-10, foreach=None, *, maximize=False, differentiable=False,
                  fused=None) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if not 0.0 <= lr_decay:
             raise ValueError(f"Invalid lr_decay value: {lr_decay}")
         if not 0.0 <= weight_decay:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import Optimizer, as_float, bump, no_grad_step, step_tensor, zeros_state
+from .optimizer import Optimizer, as_float, bump, check_lr, no_grad_step, step_tensor, zeros_state
 
 __all__ = ["Adam"]
 
@@ -37,10 +37,7 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= betas[0] < 1.0:

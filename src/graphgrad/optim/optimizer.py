@@ -146,6 +146,14 @@ def no_grad_step(func):
     return step
 
 
+def check_lr(lr) -> None:
+    """torch's checks of a learning rate: a number or a one-element tensor, not negative."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
 # Counts an in-place write into ``t._data`` (See Note [In-place parameter updates]).
 bump = bump_version
 

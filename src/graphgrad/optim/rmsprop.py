@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
 from .adam import lerp_
-from .optimizer import Optimizer, as_float, bump, no_grad_step, step_tensor, zeros_state
+from .optimizer import Optimizer, as_float, bump, check_lr, no_grad_step, step_tensor, zeros_state
 
 __all__ = ["RMSprop"]
 
@@ -30,10 +29,7 @@ class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= momentum:

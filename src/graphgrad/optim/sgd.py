@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor, wrap
-from .optimizer import Optimizer, as_float, bump, no_grad_step
+from .._tensor import wrap
+from .optimizer import Optimizer, as_float, bump, check_lr, no_grad_step
 
 __all__ = ["SGD"]
 
@@ -29,10 +29,7 @@ class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None) -> None:
-        if isinstance(lr, Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:

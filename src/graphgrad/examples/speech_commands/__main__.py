@@ -1,10 +1,10 @@
 """Keyword spotting: pretrain a small CNN on 25 spoken words, fine-tune it on 10 new ones.
 
-``python -m graphgrad.examples.speech_commands [--quick] [--leak] [--data PATH] [--out DIR]``
+``python -m graphgrad.examples.speech_commands [--quick] [--leak] [--nproc N] [--data PATH]``
 trains (offline: the words are synthesized with eSpeak NG, or read from a Speech Commands v2
-folder with --data) and writes a checkpoint and a PNG of the curves and of memory per batch;
-``... predict FILE.wav --checkpoint PATH`` says which word a recording is. Needs
-``pip install graphgrad[examples]``.
+folder with --data; data-parallel on N ranks with --nproc N) and writes a checkpoint and a PNG
+of the curves and of memory per batch; ``... predict FILE.wav --checkpoint PATH`` says which
+word a recording is. Needs ``pip install graphgrad[examples]``.
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ import time
 import numpy as np
 
 import graphgrad as torch
+from graphgrad import distributed as dist
 
 from . import data
 from .model import KeywordSpotter
 from .plots import plot_run
-from .train import accuracy, features, make_optimizer, train_stage
+from .train import accuracy, features, make_optimizer, rank_and_world, sum_over_ranks, train_stage
 
 # Clips per word and split (held-out voices for validation and test), epochs, model width.
 FULL = {"pretrain_words": data.PRETRAIN_WORDS, "finetune_words": data.FINETUNE_WORDS,
@@ -36,7 +37,7 @@ QUICK = {"pretrain_words": data.PRETRAIN_WORDS[:6], "finetune_words": data.FINET
          "max_per_word": 40, "lr": 3e-3}
 
 
-def load_clips(args, config):
+def load_clips(args, config, say=print):
     """(pretraining clips, fine-tuning clips, background noises), synthesized or read."""
     if args.data:
         clips, noises = data.read_speech_commands(args.data, max_per_word=config["max_per_word"],
@@ -47,12 +48,13 @@ def load_clips(args, config):
             sys.exit(f"{args.data}: needs words of both sets: pretraining "
                      f"{config['pretrain_words']}"
                      f" and fine-tuning {config['finetune_words']}")
-        print(f"data: {len(clips)} clips of {len(clips.words)} words from {args.data}")
+        say(f"data: {len(clips)} clips of {len(clips.words)} words from {args.data}")
         return clips.select_words(pre), clips.select_words(fine), noises
     cache = args.cache_dir or data.cache_dir()
-    pre = data.synthesize(config["pretrain_words"], config["pretrain_counts"], args.seed, cache)
+    pre = data.synthesize(config["pretrain_words"], config["pretrain_counts"], args.seed, cache,
+                          log=say)
     fine = data.synthesize(config["finetune_words"], config["finetune_counts"], args.seed + 1,
-                           cache)
+                           cache, log=say)
     return pre, fine, ()
 
 
@@ -62,14 +64,32 @@ def held_out(clips, seed, split):
     return features(part, np.random.default_rng([seed, 7, len(split)])), part.labels
 
 
-def run(args) -> dict:
+def make_config(args) -> dict:
     config = dict(QUICK if args.quick else FULL)
     for key in ("pretrain_epochs", "finetune_epochs"):
         if getattr(args, key) is not None:
             config[key] = getattr(args, key)
+    return config
+
+
+def _quiet(*args, **kwargs):
+    pass
+
+
+def run(args) -> dict:
+    """Both stages, in this process or, inside a process group of several ranks (started by
+    ``--nproc``), data-parallel: every rank trains on its shard; rank 0 alone prints, saves the
+    checkpoint and draws the figure."""
+    config = make_config(args)
+    rank, world = rank_and_world()
+    say = print if rank == 0 else _quiet
     start = time.perf_counter()
-    os.makedirs(args.out, exist_ok=True)
-    pre_clips, fine_clips, noises = load_clips(args, config)
+    if rank == 0:
+        os.makedirs(args.out, exist_ok=True)
+    if world > 1:
+        say(f"data-parallel on {world} ranks: {config['batch_size'] // world} clips per rank "
+            f"and step")
+    pre_clips, fine_clips, noises = load_clips(args, config, say)
     data_seconds = time.perf_counter() - start
     kw = {"batch_size": config["batch_size"], "noises": noises, "progress": not args.no_progress}
 
@@ -77,17 +97,21 @@ def run(args) -> dict:
     torch.manual_seed(args.seed)
     model = KeywordSpotter(len(pre_clips.words), width=config["width"])
     train_pre = pre_clips.split("train")
-    probe = features(train_pre, np.random.default_rng([args.seed, 0]), noises)
-    model.mean.fill_(float(probe.mean()))
-    model.std.fill_(float(probe.std()))
-    print(f"pretraining on {len(pre_clips.words)} words: {len(train_pre)} clips, "
-          f"{config['pretrain_epochs']} epochs")
+    # Feature statistics for the model's standardisation, over every rank's share of clips.
+    probe = features(train_pre.take(range(rank, len(train_pre), world)),
+                     np.random.default_rng([args.seed, 0]), noises).astype(np.float64)
+    total, squares, count = sum_over_ranks(probe.sum(), np.square(probe).sum(), probe.size)
+    mean = total / count
+    model.mean.fill_(mean)
+    model.std.fill_(float(np.sqrt(max(squares / count - mean * mean, 0.0))))
+    say(f"pretraining on {len(pre_clips.words)} words: {len(train_pre)} clips, "
+        f"{config['pretrain_epochs']} epochs")
     pretrain = train_stage(model, make_optimizer(model, config["lr"]), train_pre,
                            held_out(pre_clips, args.seed, "validation"), name="pretrain",
                            epochs=config["pretrain_epochs"], seed=args.seed, **kw)
     pretrain.test_accuracy = accuracy(model, *held_out(pre_clips, args.seed, "test"))
-    print(f"pretrained: held-out voices accuracy {pretrain.test_accuracy:.1%} "
-          f"({len(pre_clips.words)} words, {pretrain.seconds:.0f} s)")
+    say(f"pretrained: held-out voices accuracy {pretrain.test_accuracy:.1%} "
+        f"({len(pre_clips.words)} words, {pretrain.seconds:.0f} s)")
     pretrained = {k: v.clone() for k, v in model.state_dict().items()}
 
     # Stage 2: fine-tuning on new words with a new head; with --leak also the leaky loop,
@@ -102,43 +126,45 @@ def run(args) -> dict:
         torch.manual_seed(args.seed + 1)
         model.replace_head(len(fine_clips.words))
         label = "fine-tune (leak)" if leak else "fine-tune"
-        print(f"{label}: new head for {len(fine_clips.words)} words, {len(train_fine)} clips, "
-              f"{config['finetune_epochs']} epochs" +
-              (", logging `total_loss += loss` (no .item())" if leak else ""))
+        say(f"{label}: new head for {len(fine_clips.words)} words, {len(train_fine)} clips, "
+            f"{config['finetune_epochs']} epochs" +
+            (", logging `total_loss += loss` (no .item())" if leak else ""))
         optimizer = make_optimizer(model, config["lr"], body_lr=config["lr"] / 3)
         history = train_stage(model, optimizer, train_fine, val_fine, name=label,
                               epochs=config["finetune_epochs"], seed=args.seed + 1, leak=leak,
                               **kw)
         history.test_accuracy = accuracy(model, *test_fine)
-        print(f"{label}: held-out voices accuracy {history.test_accuracy:.1%} "
-              f"({len(fine_clips.words)} words, {history.seconds:.0f} s)")
+        say(f"{label}: held-out voices accuracy {history.test_accuracy:.1%} "
+            f"({len(fine_clips.words)} words, {history.seconds:.0f} s)")
         runs[leak] = history
         if not leak:
             finetuned = {k: v.clone() for k, v in model.state_dict().items()}
     finetune, leaky = runs[False], runs.get(True)
     if leaky is not None:
         a, b = finetune.batch_memory, leaky.batch_memory
-        print(f"memory.allocated() per batch, {len(a)} batches: total += loss.item(): "
-              f"{a[0] / 1024:.0f} -> {a[-1] / 1024:.0f} KiB; total += loss: "
-              f"{b[0] / 1024:.0f} -> {b[-1] / 1024:.0f} KiB "
-              f"(+{(b[-1] - b[0]) / max(len(b) - 1, 1) / 1024:.1f} KiB a batch)")
-        print(f"graph-retention warnings: {len(finetune.warnings)} with .item(), "
-              f"{len(leaky.warnings)} with the leak")
+        say(f"memory.allocated() per batch, {len(a)} batches: total += loss.item(): "
+            f"{a[0] / 1024:.0f} -> {a[-1] / 1024:.0f} KiB; total += loss: "
+            f"{b[0] / 1024:.0f} -> {b[-1] / 1024:.0f} KiB "
+            f"(+{(b[-1] - b[0]) / max(len(b) - 1, 1) / 1024:.1f} KiB a batch)")
+        say(f"graph-retention warnings: {len(finetune.warnings)} with .item(), "
+            f"{len(leaky.warnings)} with the leak")
         model.load_state_dict(finetuned)     # the same weights: the leak changes memory only
 
     checkpoint = os.path.join(args.out, "keyword_spotter.pt")
-    torch.save({"model": model.state_dict(), "words": list(fine_clips.words),
-                "pretrain_words": list(pre_clips.words),
-                "config": {"width": config["width"], "seed": args.seed},
-                "accuracy": {"pretrain": pretrain.test_accuracy,
-                             "finetune": finetune.test_accuracy}}, checkpoint)
-    figure = plot_run(pretrain, finetune, os.path.join(args.out, "training.png"), leaky)
+    figure = os.path.join(args.out, "training.png")
+    if rank == 0:    # the ranks hold the same weights; one writes
+        torch.save({"model": model.state_dict(), "words": list(fine_clips.words),
+                    "pretrain_words": list(pre_clips.words),
+                    "config": {"width": config["width"], "seed": args.seed},
+                    "accuracy": {"pretrain": pretrain.test_accuracy,
+                                 "finetune": finetune.test_accuracy}}, checkpoint)
+        plot_run(pretrain, finetune, figure, leaky)
     seconds = time.perf_counter() - start
-    print(f"checkpoint: {checkpoint}\nfigure: {figure}")
-    print(f"pretrain accuracy (held-out voices): {pretrain.test_accuracy:.1%}\n"
-          f"fine-tune accuracy (held-out voices): {finetune.test_accuracy:.1%}\n"
-          f"time: {seconds:.0f} s (data {data_seconds:.0f} s, pretraining {pretrain.seconds:.0f}"
-          f" s, fine-tuning {finetune.seconds:.0f} s)")
+    say(f"checkpoint: {checkpoint}\nfigure: {figure}")
+    say(f"pretrain accuracy (held-out voices): {pretrain.test_accuracy:.1%}\n"
+        f"fine-tune accuracy (held-out voices): {finetune.test_accuracy:.1%}\n"
+        f"time: {seconds:.0f} s (data {data_seconds:.0f} s, pretraining {pretrain.seconds:.0f}"
+        f" s, fine-tuning {finetune.seconds:.0f} s)")
     return {"pretrain": pretrain, "finetune": finetune, "leaky": leaky,
             "checkpoint": checkpoint, "figure": figure, "seconds": seconds}
 
@@ -165,8 +191,28 @@ def main(argv=None):
     ap.add_argument("--pretrain-epochs", type=int)
     ap.add_argument("--finetune-epochs", type=int)
     ap.add_argument("--no-progress", action="store_true", help="no progress bars")
-    return run(ap.parse_args(argv))
+    ap.add_argument("--nproc", type=int, default=1, metavar="N",
+                    help="train data-parallel on N ranks (MPI: pip install graphgrad[distributed])")
+    args = ap.parse_args(argv)
+    # Inside the launcher's ranks this joins their group; started plainly it is a world of one.
+    dist.init_process_group("mpi")
+    try:
+        if args.nproc > 1 and dist.get_world_size() == 1:
+            return launch_ranks(args, argv)
+        return run(args)
+    finally:
+        dist.destroy_process_group()
+
+
+def launch_ranks(args, argv) -> int:
+    """Starts ``args.nproc`` ranks of this command through graphgrad.distributed.run, after
+    synthesizing the clips here once (the ranks then read them from the cache)."""
+    from graphgrad.distributed.run import launch
+    if not args.data:
+        load_clips(args, make_config(args))
+    return launch(args.nproc, ["-m", "graphgrad.examples.speech_commands", *argv])
 
 
 if __name__ == "__main__":
-    main()
+    result = main()
+    sys.exit(result if isinstance(result, int) else 0)
