@@ -193,7 +193,11 @@ def main(argv=None):
     ap.add_argument("--no-progress", action="store_true", help="no progress bars")
     ap.add_argument("--nproc", type=int, default=1, metavar="N",
                     help="train data-parallel on N ranks (MPI: pip install graphgrad[distributed])")
+    ap.add_argument("--threads", type=int, default=1, metavar="N",
+                    help="BLAS threads per process (default 1; 0: the BLAS library's default)")
     args = ap.parse_args(argv)
+    if args.threads > 0:
+        limit_blas_threads(args.threads)
     # Inside the launcher's ranks this joins their group; started plainly it is a world of one.
     dist.init_process_group("mpi")
     try:
@@ -202,6 +206,18 @@ def main(argv=None):
         return run(args)
     finally:
         dist.destroy_process_group()
+
+
+def limit_blas_threads(n: int) -> None:
+    """Caps NumPy's BLAS thread pool (threadpoolctl comes with scikit-learn, in the examples
+    extra). One thread is the default: this model's matrix products are small, so a second
+    thread gained nothing measurable on 2 idle-ish cores, and its spinning made steps up to 15
+    times slower whenever other work shared the cores (docs/examples.md)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return
+    threadpool_limits(limits=n, user_api="blas")
 
 
 def launch_ranks(args, argv) -> int:
