@@ -13,6 +13,7 @@ import numpy as np
 
 from .._tensor import Tensor, wrap
 from ..diagnostics.retention import detector as _retention
+from ..ops import _dispatch
 from ..ops._namespace import DIFF, RAW, sum_to_array
 from . import sites
 from .anomaly import _state as _anomaly
@@ -455,7 +456,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     inputs = _as_tuple(inputs)
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    from ..ops import _dispatch
 
     if _dispatch._tracer is not None:  # graphgrad.compile is recording (compiler/capture.py)
         if _dispatch._tracer.backward(tensors, grad_tensors, retain_graph, create_graph, inputs):
@@ -526,7 +526,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     grad_outputs = _as_tuple(grad_outputs)
-    from ..ops import _dispatch
 
     if _dispatch._tracer is not None:  # graphgrad.compile cannot record autograd.grad
         _dispatch._tracer.unsupported("torch.autograd.grad()")

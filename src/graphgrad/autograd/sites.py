@@ -137,7 +137,14 @@ def capture(depth: int = 2) -> Site | None:
         f = _getframe(depth)
     except ValueError:
         return None
-    while f is not None and _is_internal(f.f_code.co_filename):
+    internal = _internal
+    while f is not None:  # _is_internal inlined: this runs on every backward()
+        name = f.f_code.co_filename
+        flag = internal.get(name)
+        if flag is None:
+            flag = _is_internal(name)
+        if not flag:
+            break
         f = f.f_back
     if f is None:
         return None

@@ -195,10 +195,16 @@ class CompiledFunction:
 
 
 def run_variant(v, args, kwargs):
-    leaves: list = []
-    flatten((args, kwargs), leaves)
-    arrays = v.runner.run(leaves)
     cap = v.cap
+    if not kwargs and all(type(a) is Tensor for a in args):
+        leaves = args  # flatten's order for positional tensors
+    else:
+        leaves = []
+        flatten((args, kwargs), leaves)
+    arrays = v.runner.run(leaves)
+    if cap.out_spec == _ONE_TENSOR:
+        obj = v.runner.out_objects[0]
+        return obj if obj is not None else wrap(arrays[0], False, None)
     outs = []
     for a, obj in zip(arrays, v.runner.out_objects):
         if obj is not None:
@@ -206,6 +212,9 @@ def run_variant(v, args, kwargs):
         else:
             outs.append(wrap(a, False, None))
     return unflatten(cap.out_spec, outs)
+
+
+_ONE_TENSOR = ("T",)
 
 
 def _leaves(args, kwargs):

@@ -14,11 +14,13 @@ import numpy as np
 
 from .._tensor import Tensor, wrap
 from ..autograd import engine as _engine
+from ..autograd import sites as _sites
 from ..autograd.grad_mode import state as _mode
 from ..autograd.graph import AccumulateGrad, Freed, OutputEdge, Slots
 from ..ops import _dispatch
 from ..ops._namespace import DIFF, RAW, sum_to_array
 from .dynparams import holds_array, vjp_template
+from .optstep import lower_step
 from .trace import SHAPE_ONLY_PARAMS, GraphBreak, Tracer, user_site
 
 __all__ = ["Capture", "capture", "flatten", "unflatten"]
@@ -159,8 +161,10 @@ class Capture(Tracer):
         touched = _touched(owner)
         deps = [self.amap[id(t._data)] for t in touched if id(t._data) in self.amap]
 
-        def call(*_):
-            fn(*args, **kwargs)
+        call = lower_step(owner, fn, args, kwargs, _sites.capture(2))
+        if call is None:
+            def call(*_):
+                fn(*args, **kwargs)
         self.graph.add("opaque", deps, [], fn=call,
                        label=label or f"{type(owner).__name__}.{fn.__name__}")
         with self.paused():

@@ -15,6 +15,7 @@ from ..autograd.grad_mode import state as _mode
 __all__ = ["Guards", "call_key", "RECOMPILE_LIMIT"]
 
 RECOMPILE_LIMIT = 8
+_EMPTY_KW = ("dict",)
 
 
 def _leaf_key(x):
@@ -51,6 +52,15 @@ def _describe(path, a, b):
 
 def call_key(args, kwargs, modules):
     """The guard key of one call (cheap: tuples of shapes, dtypes and flags)."""
+    if not kwargs and not modules:
+        # the common call: positional tensors only (the same key as the general path)
+        try:
+            ak = tuple([("T", x._data.shape, x._data.dtype.str, x._rg) if type(x) is Tensor
+                        else _leaf_key(x) for x in args])
+        except AttributeError:
+            ak = None
+        if ak is not None:
+            return (("tuple",) + ak, _EMPTY_KW, _mode.grad_enabled, _mode.inference, ())
     mods = tuple((tuple(m.training for m in mod.modules()),
                   tuple(id(p) for p in mod.parameters()),
                   tuple(id(b) for b in mod.buffers())) for mod in modules)

@@ -368,19 +368,53 @@ class NumbaKernel:
         return entry
 
     def __call__(self, *arrays, out=None):
-        key = tuple(a.shape for a in arrays)
+        # The per-call path is kept short (a small graph's replay is mostly this): one shape
+        # key, list comprehensions rather than generators; reshape(-1) copies exactly when
+        # ravel would (a non-contiguous input).
+        key = tuple([a.shape for a in arrays])
         entry = self._calls.get(key)
         if entry is None:
             entry = self._prepare(key)
         serial, parallel, ints, out_shapes, n = entry
         if out is None:
-            out = tuple(np.empty(s, d) for s, d in out_shapes)
-        elif any(b is None for b in out):
-            out = tuple(np.empty(s, d) if b is None else b for b, (s, d) in zip(out, out_shapes))
-        flat = [a.reshape(-1) if a.flags.c_contiguous else np.ravel(a) for a in arrays]
+            out = tuple([np.empty(s, d) for s, d in out_shapes])
+        elif any([b is None for b in out]):
+            out = tuple([np.empty(s, d) if b is None else b
+                         for b, (s, d) in zip(out, out_shapes)])
         fn = parallel if n >= PARALLEL_MIN else serial
-        fn(*ints, *flat, *[o.reshape(-1) for o in out])
+        fn(*ints, *[a.reshape(-1) for a in arrays], *[o.reshape(-1) for o in out])
         return out
+
+    def specialize(self, buffers=None):
+        """A callable for the spec's own input shapes, with this call site's buffers bound:
+        ``f(*arrays)`` returns the outputs like ``self(*arrays, out=buffers)``. The entry,
+        the flat views of the buffers and the output sizes are looked up once; other shapes
+        go through ``__call__``."""
+        in_shapes = tuple(s for s, _ in self.spec.inputs)
+        entry = self._calls.get(in_shapes) or self._prepare(in_shapes)
+        serial, parallel, ints, out_shapes, n = entry
+        fn = parallel if n >= PARALLEL_MIN else serial
+        bufs = list(buffers) if buffers is not None else [None] * len(out_shapes)
+        if len(bufs) != len(out_shapes):
+            return None
+        fresh = [(j, math.prod(s), d, s) for j, (b, (s, d)) in enumerate(zip(bufs, out_shapes))
+                 if b is None]
+        flat_bufs = [None if b is None else b.reshape(-1) for b in bufs]
+        slow = self.__call__
+        empty = np.empty
+
+        def call(*arrays):
+            if tuple([a.shape for a in arrays]) != in_shapes:
+                return slow(*arrays, out=buffers)
+            flats = list(flat_bufs)
+            outs = list(bufs)
+            for j, size, d, shape in fresh:
+                o = empty(size, d)
+                flats[j] = o
+                outs[j] = o.reshape(shape)
+            fn(*ints, *[a.reshape(-1) for a in arrays], *flats)
+            return outs
+        return call
 
     def compile(self):
         """Compiles the variant the spec's size will use (numba compiles lazily on the first

@@ -223,7 +223,11 @@ def limit_blas_threads(n: int) -> None:
 def launch_ranks(args, argv) -> int:
     """Starts ``args.nproc`` ranks of this command through graphgrad.distributed.run, after
     synthesizing the clips here once (the ranks then read them from the cache)."""
-    from graphgrad.distributed.run import launch
+    from graphgrad.distributed.run import find_mpiexec, launch
+    try:
+        find_mpiexec()
+    except FileNotFoundError as e:
+        sys.exit(f"--nproc {args.nproc}: {e}")
     if not args.data:
         load_clips(args, make_config(args))
     return launch(args.nproc, ["-m", "graphgrad.examples.speech_commands", *argv])
