@@ -174,10 +174,14 @@ def main(argv=None):
     if argv[:1] == ["predict"]:
         from .predict import main as predict_main
         return predict_main(argv[1:])
+    if argv[:1] == ["export"]:
+        from .export import main as export_main
+        return export_main(argv[1:])
     ap = argparse.ArgumentParser(prog="python -m graphgrad.examples.speech_commands",
                                  description=__doc__.splitlines()[0],
                                  epilog="predict: python -m graphgrad.examples.speech_commands "
-                                        "predict FILE.wav --checkpoint PATH")
+                                        "predict FILE.wav --checkpoint PATH; ONNX: ... export "
+                                        "--checkpoint PATH [--output model.onnx]")
     ap.add_argument("--quick", action="store_true", help="a small run (under a minute)")
     ap.add_argument("--leak", action="store_true",
                     help="also fine-tune with `total += loss` and compare memory per batch")
