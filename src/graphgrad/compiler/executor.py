@@ -150,10 +150,14 @@ def _adoptable(ex):
     always = list(graph.inputs) + list(graph.externals)
     out = {}
     defined = []
+    producer = {o: instr for instr in graph.instrs for o in instr.outs if o is not None}
     for i, instr in enumerate(graph.instrs):
         if instr.op == "accumulate_grad":
             v = instr.values()[0]
             if uses.get(v) == 1 and v not in outputs and v.kind == "temp":
+                if _fresh(v, producer.get(v)):
+                    out[i] = None  # nothing else can hold it: no run-time check
+                    continue
                 live = {w for w in defined if last.get(w, -1) > i or w in outputs}
                 live |= set(always)
                 live.discard(v)
@@ -163,6 +167,23 @@ def _adoptable(ex):
         if instr.op in _HELD_OPS:
             always.extend(outs)
     return out
+
+
+def _fresh(v, instr):
+    """True when ``v`` is a fused kernel's output that the kernel allocates on every call (no
+    planned buffer): its only reference is the replay's variable."""
+    if instr is None or instr.op != "fused":
+        return False
+    bufs = getattr(instr.fn, "buffers", None)
+    return bufs is None or bufs[instr.outs.index(v)] is None
+
+
+def _adopt_fresh(t, arr, fallback):
+    """_adopt for a gradient known to be this call's own array (see _fresh)."""
+    if t._grad is None and arr.flags.c_contiguous:
+        t._grad = wrap(arr, False, None)
+        return arr
+    return fallback(arr)
 
 
 def _root(a):
@@ -228,6 +249,7 @@ def _generate(ex):
             if o is not None} if adopt else set()
     if adopt:
         g["_adopt"] = _adopt
+        g["_adopt_fresh"] = _adopt_fresh
         g["_pinned"] = _pinned_roots(ex.graph)
     for n, ((fn, ins, out, free), instr) in enumerate(zip(ex.steps, ex.graph.instrs)):
         g[f"F{n}"] = fn
@@ -237,8 +259,11 @@ def _generate(ex):
             tgt = f"tensors[{target}]" if isinstance(target, int) else f"T{n}"
             if not isinstance(target, int):
                 g[f"T{n}"] = target
-            live = "".join(f"s{i}, " for i in adopt[n] if i not in const_slots)
-            call = f"_adopt({tgt}, s{ins[0]}, ({live}), _pinned, F{n})"
+            if adopt[n] is None:
+                call = f"_adopt_fresh({tgt}, s{ins[0]}, F{n})"
+            else:
+                live = "".join(f"s{i}, " for i in adopt[n] if i not in const_slots)
+                call = f"_adopt({tgt}, s{ins[0]}, ({live}), _pinned, F{n})"
         trusted = instr.op in _ARRAY_OPS
         if type(out) is int:
             if trusted:

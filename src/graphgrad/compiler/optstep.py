@@ -59,36 +59,33 @@ def lower_step(owner, fn, args, kwargs, site):
         return None
     opt = owner
     gpre, gpost = _opt._global_pre_hooks, _opt._global_post_hooks
-    kernel = _update_kernel()
-
-    def plain():
-        if (gpre or gpost or opt._optimizer_step_pre_hooks or opt._optimizer_step_post_hooks
-                or opt._in_step):
-            return False
-        for group in opt.param_groups:
-            if (group["momentum"] or group["weight_decay"] or group["maximize"]
-                    or not isinstance(group["lr"], (float, int))):
-                return False
-        return True
 
     def step(*_):
-        if not plain():
+        if (gpre or gpost or opt._optimizer_step_pre_hooks or opt._optimizer_step_post_hooks
+                or opt._in_step):
             fn(*args, **kwargs)
             return
-        for group in opt.param_groups:
+        groups = opt.param_groups
+        for group in groups:
+            if (group["momentum"] or group["weight_decay"] or group["maximize"]
+                    or type(group["lr"]) not in _NUMBERS):
+                fn(*args, **kwargs)
+                return
+        for group in groups:
             neg = -group["lr"]
             for p in group["params"]:
                 gt = p._grad
                 if gt is None:
                     continue
                 d, g = p._data, gt._data
-                if d.ndim == 0 and g.ndim == 0 and d.dtype == g.dtype and d.dtype.kind == "f":
+                dt = d.dtype
+                if d.ndim == 0 and g.ndim == 0 and dt in _FLOATS and g.dtype == dt:
                     # 0-d: NumPy scalar arithmetic, the same float rounding as the array ops
-                    d[()] = d[()] + d.dtype.type(neg) * g[()]
-                elif (kernel and d.size >= _KERNEL_MIN and d.dtype == g.dtype
-                        and d.dtype in (np.float32, np.float64) and d.flags.c_contiguous
-                        and g.flags.c_contiguous and d.shape == g.shape):
-                    kernel(d.reshape(-1), g.reshape(-1), d.dtype.type(neg))
+                    d[()] = d[()] + _FLOATS[dt](neg) * g[()]
+                elif (d.size >= _KERNEL_MIN and g.dtype == dt and dt in _FLOATS
+                      and d.flags.c_contiguous and g.flags.c_contiguous
+                      and d.shape == g.shape and (_kernel or _update_kernel())):
+                    _kernel(d.reshape(-1), g.reshape(-1), _FLOATS[dt](neg))
                 else:
                     d += neg * g
                 cell = p._vc or version_cell(p)
@@ -99,3 +96,7 @@ def lower_step(owner, fn, args, kwargs, site):
                     cell[1] = site
         advance_step()
     return step
+
+
+_NUMBERS = (float, int)
+_FLOATS = {np.dtype(np.float32): np.float32, np.dtype(np.float64): np.float64}

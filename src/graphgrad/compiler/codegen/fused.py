@@ -30,14 +30,8 @@ class FusedCall:
         spec_fn = getattr(self.kernel, "specialize", None)
         if spec_fn is None:
             return self
-        call = spec_fn(self.buffers)
-        if call is None:
-            return self
-        if len(self.spec.outputs) == 1:
-            def one(*arrays):
-                return call(*arrays)[0]
-            return one
-        return call
+        call = spec_fn(self.buffers, single=len(self.spec.outputs) == 1)
+        return self if call is None else call
 
     def __call__(self, *arrays):
         kernel = self.kernel

@@ -385,36 +385,49 @@ class NumbaKernel:
         fn(*ints, *[a.reshape(-1) for a in arrays], *[o.reshape(-1) for o in out])
         return out
 
-    def specialize(self, buffers=None):
+    def specialize(self, buffers=None, single=False):
         """A callable for the spec's own input shapes, with this call site's buffers bound:
-        ``f(*arrays)`` returns the outputs like ``self(*arrays, out=buffers)``. The entry,
-        the flat views of the buffers and the output sizes are looked up once; other shapes
-        go through ``__call__``."""
+        ``f(*arrays)`` returns the outputs like ``self(*arrays, out=buffers)`` (the one array
+        when ``single``). Generated unrolled, with the launch arguments, output sizes and the
+        buffers' flat views bound once, since for small arrays this wrapper, not the kernel,
+        is the cost; other input shapes go through ``__call__``. None if the buffers do not
+        fit the outputs."""
         in_shapes = tuple(s for s, _ in self.spec.inputs)
         entry = self._calls.get(in_shapes) or self._prepare(in_shapes)
         serial, parallel, ints, out_shapes, n = entry
-        fn = parallel if n >= PARALLEL_MIN else serial
         bufs = list(buffers) if buffers is not None else [None] * len(out_shapes)
         if len(bufs) != len(out_shapes):
             return None
-        fresh = [(j, math.prod(s), d, s) for j, (b, (s, d)) in enumerate(zip(bufs, out_shapes))
-                 if b is None]
-        flat_bufs = [None if b is None else b.reshape(-1) for b in bufs]
-        slow = self.__call__
-        empty = np.empty
-
-        def call(*arrays):
-            if tuple([a.shape for a in arrays]) != in_shapes:
-                return slow(*arrays, out=buffers)
-            flats = list(flat_bufs)
-            outs = list(bufs)
-            for j, size, d, shape in fresh:
-                o = empty(size, d)
-                flats[j] = o
-                outs[j] = o.reshape(shape)
-            fn(*ints, *[a.reshape(-1) for a in arrays], *flats)
-            return outs
-        return call
+        g = {"fn": parallel if n >= PARALLEL_MIN else serial, "empty": np.empty,
+             "slow": self.__call__, "buffers": buffers}
+        ins = [f"a{i}" for i in range(len(in_shapes))]
+        lines = [f"def call({', '.join(ins)}):"]
+        check = " or ".join(f"a{i}.shape != S{i}" for i in range(len(in_shapes)))
+        for i, sh in enumerate(in_shapes):
+            g[f"S{i}"] = tuple(sh)
+        if check:
+            lines.append(f"    if {check}:")
+            ret = "r[0]" if single else "r"
+            lines.append(f"        r = slow({', '.join(ins)}, out=buffers)")
+            lines.append(f"        return {ret}")
+        flats, outs = [], []
+        for j, (b, (shape, dt)) in enumerate(zip(bufs, out_shapes)):
+            if b is None:
+                g[f"D{j}"], g[f"N{j}"], g[f"O{j}"] = dt, math.prod(shape), tuple(shape)
+                lines.append(f"    o{j} = empty(N{j}, D{j})")
+                flats.append(f"o{j}")
+                outs.append(f"o{j}.reshape(O{j})")
+            else:
+                g[f"B{j}"], g[f"F{j}"] = b, b.reshape(-1)
+                flats.append(f"F{j}")
+                outs.append(f"B{j}")
+        for k, v in enumerate(ints):
+            g[f"I{k}"] = v
+        args = [f"I{k}" for k in range(len(ints))] + [f"{a}.reshape(-1)" for a in ins] + flats
+        lines.append(f"    fn({', '.join(args)})")
+        lines.append(f"    return {outs[0]}" if single else f"    return ({', '.join(outs)},)")
+        exec(compile("\n".join(lines), "<graphgrad kernel call>", "exec"), g)  # noqa: S102
+        return g["call"]
 
     def compile(self):
         """Compiles the variant the spec's size will use (numba compiles lazily on the first
