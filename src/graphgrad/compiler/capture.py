@@ -133,6 +133,11 @@ class Capture(Tracer):
     def unsupported(self, what):
         self.break_graph(GraphBreak(f"{what} is not captured", user_site()))
 
+    def state_update(self, what):
+        """A buffer updated in place with NumPy (BatchNorm's running statistics in train mode):
+        replaying the graph would skip it, so this call runs eagerly."""
+        self.unsupported(what)
+
     def read(self, tensor, what):
         try:
             super().read(tensor, what)

@@ -24,6 +24,10 @@ class ExportCapture(Capture):
         super().__init__(fullgraph=True)
         self.baked_arrays: list = []  # (op name, param name, site, severity, why)
 
+    def state_update(self, what):
+        """An exported forward never updates buffers (the file cannot): nothing to record; the
+        audit reports the train-mode behaviour itself."""
+
     def record(self, op, inputs, arrays, params, out, aux=None):
         if aux is not None and not isinstance(aux, np.ndarray):
             aux = None

@@ -65,7 +65,7 @@ def _update(stat, value, momentum):
         return
     if _dispatch._tracer is not None:
         # graphgrad.compile would replay the capture-time statistics: run this step eagerly
-        _dispatch._tracer.unsupported("BatchNorm's running-statistics update (train mode)")
+        _dispatch._tracer.state_update("BatchNorm's running-statistics update (train mode)")
     data = stat._data
     new = (1.0 - momentum) * data.astype(np.float64) + momentum * value.reshape(data.shape)
     np.copyto(data, new, casting="unsafe")
