@@ -16,11 +16,10 @@ os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+from _harness import compare as _compare  # noqa: E402
 
 import graphgrad  # noqa: E402
 import graphgrad.nn.functional  # noqa: E402, F401
@@ -91,28 +90,8 @@ def make_pool(m, backward):
     return run
 
 
-def timeit(fn, repeat, number):
-    fn()
-    samples = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        for _ in range(number):
-            fn()
-        samples.append((time.perf_counter() - t) / number)
-    return statistics.median(samples)
-
-
 def compare(name, make, repeat, number):
-    times = {}
-    # Alternate the two frameworks so a change in machine load hits both alike.
-    for _ in range(2):
-        for m in (graphgrad, torch):
-            t = timeit(make(m), repeat, number)
-            times[m.__name__] = min(t, times.get(m.__name__, float("inf")))
-    g, t = times["graphgrad"], times["torch"]
-    print(f"{name:<34} graphgrad {g * 1e3:8.2f} ms   torch {t * 1e3:8.2f} ms   "
-          f"ratio {g / t:5.2f}")
-    return g, t
+    return _compare(name, make, repeat, number, unit="ms")
 
 
 def main():

@@ -14,13 +14,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-
-import graphgrad  # noqa: E402
+from _harness import compare  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -82,30 +79,6 @@ def make_mlp(m, part="step"):
     if part == "forward":
         return forward
     return step
-
-
-def timeit(fn, repeat, number):
-    fn()
-    samples = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        for _ in range(number):
-            fn()
-        samples.append((time.perf_counter() - t) / number)
-    return statistics.median(samples)
-
-
-def compare(name, make, repeat, number):
-    times = {}
-    # Alternate the two frameworks so a change in machine load hits both alike.
-    for _ in range(2):
-        for m in (graphgrad, torch):
-            t = timeit(make(m), repeat, number)
-            times[m.__name__] = min(t, times.get(m.__name__, float("inf")))
-    g, t = times["graphgrad"], times["torch"]
-    print(f"{name:<34} graphgrad {g * 1e6:10.1f} us   torch {t * 1e6:10.1f} us   "
-          f"ratio {g / t:5.2f}")
-    return g, t
 
 
 def main():
