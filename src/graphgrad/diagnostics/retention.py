@@ -75,6 +75,9 @@ class _Detector:
     def _report(self, step):
         sites.set_capture_sites(self.watching)
         self.watching = None
+        # graphs caught in reference cycles are garbage, not retained: collect them first
+        gc.collect()
+        self.old = {s for s in self.old if _step.live_nodes[s] > 0}
         if len(self.old) < PATIENCE:
             self.grew = 0
             return
@@ -102,8 +105,15 @@ class _Detector:
                 self.retained[id(root)] = [weakref.ref(root), step, site, False]
 
     def _check_retained(self, step):
+        collected = False
         for key, entry in list(self.retained.items()):
             root = entry[0]()
+            if root is not None and step - entry[1] > RETAIN_STEPS and not collected:
+                # a graph in a reference cycle is garbage, not kept: collect before warning
+                del root
+                gc.collect()
+                collected = True
+                root = entry[0]()
             if root is None:
                 del self.retained[key]
             elif step - entry[1] > RETAIN_STEPS and not entry[3]:
