@@ -226,3 +226,26 @@ def test_detector_can_be_turned_off():
         assert _run(loop) == []
     finally:
         memory.set_retention_check(True)
+
+
+def test_the_report_does_not_pin_the_loop_locals():
+    """Naming the holder reads the running frames' locals; that must not keep this step's
+    activations alive (a function frame's f_locals snapshot would, until the loop returns)."""
+    storage = []
+
+    def loop():
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(256, 256), nn.Tanh(), nn.Linear(256, 1))
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        total = 0
+        for _ in range(10):
+            x, y = torch.randn(64, 256), torch.randn(64, 1)
+            total += _step(model, opt, x, y)
+            del x, y
+            storage.append(memory.storage_allocated())
+
+    found = _run(loop)
+    assert [w.category for w in found] == [memory.GraphRetentionWarning]
+    # every step ends with the same live storage: parameters, grads, momentum-free SGD; a
+    # pinned step would add its 64x256 activations (64 KiB each) from the warning on
+    assert max(storage[2:]) - min(storage[2:]) < 64 * 256 * 4

@@ -13,6 +13,7 @@ See Note [Retention detector] in docs/design.md.
 from __future__ import annotations
 
 import gc
+import inspect
 import sys
 import warnings
 import weakref
@@ -153,10 +154,16 @@ def _holders(root):
     while f is not None:
         if not sites._is_internal(f.f_code.co_filename):
             where = "module" if f.f_code.co_name == "<module>" else f"{f.f_code.co_name}()"
-            for k, v in f.f_locals.items():
+            snapshot = f.f_locals
+            for k, v in snapshot.items():
                 kind = _holds(v, targets)
                 if kind is not None:
                     names.append(f"{kind}'{k}' in {where}")
+            if f.f_code.co_flags & inspect.CO_OPTIMIZED:
+                # NOTE: a function frame's f_locals is a snapshot dict kept on the frame; left
+                # filled it would pin every local (this step's graph, its batch) until the
+                # function returns. The real locals live elsewhere and are untouched.
+                snapshot.clear()
         f = f.f_back
     return names
 
