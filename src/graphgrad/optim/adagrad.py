@@ -39,9 +39,6 @@ class Adagrad(Optimizer):
                              f"{initial_accumulator_value}")
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
-        if differentiable:
-            raise NotImplementedError("graphgrad.optim: differentiable=True is not supported "
-                                      "(updates run on NumPy arrays outside the graph)")
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                     "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable, "fused": fused}

@@ -193,6 +193,9 @@ class Optimizer:
             cls.step = _hooked_step(step)
 
     def __init__(self, params, defaults: dict) -> None:
+        if defaults.get("differentiable"):
+            raise NotImplementedError("graphgrad.optim: differentiable=True is not supported "
+                                      "(updates run on NumPy arrays outside the graph)")
         self.defaults = defaults
         self._optimizer_step_pre_hooks = OrderedDict()
         self._optimizer_step_post_hooks = OrderedDict()
