@@ -76,7 +76,7 @@ def _watch_deaths(run_dir: str, done: threading.Event, deaths: dict) -> None:
     disappears: when MPICH kills the survivors after one rank died, its report lists them all
     alike, and only the order of disappearance tells which one died first."""
     pids: dict[int, int] = {}
-    while not done.wait(0.002):
+    while not done.wait(0.001):
         for path in glob.glob(os.path.join(run_dir, "pid.*")):
             rank = int(path.rsplit(".", 1)[1])
             if rank not in pids:
@@ -101,17 +101,16 @@ def _first_death(deaths: dict):
 
 
 def _alive(pid: int) -> bool:
+    """False once the process has started to exit: gone, a zombie, or flagged PF_EXITING
+    (set first thing in the kernel's do_exit, so a killed rank shows it before the ranks
+    that notice its closed sockets and exit after it)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie is dead too
         with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
+            fields = f.read().rsplit(")", 1)[1].split()
     except OSError:
-        return True
+        return False
+    state, flags = fields[0], int(fields[6])
+    return state not in "ZX" and not flags & 0x4
 
 
 def _summary(run_dir: str, output: list[str], deaths: dict | None = None) -> str | None:
@@ -136,11 +135,14 @@ def _summary(run_dir: str, output: list[str], deaths: dict | None = None) -> str
                 re.finditer(r"PID (\d+) RUNNING AT .*?EXIT CODE: (\d+)", text, re.S)
                 if int(m.group(1)) in pids]
     by_rank = {rank: pid for pid, rank in pids.items()}
-    first = _first_death(deaths or {})
+    # a rank that reported a peer's failure was stopped by it, whenever it disappeared
+    peers = {e["rank"] for e in errors if e["peer"]}
+    first = _first_death({r: t for r, t in (deaths or {}).items() if r not in peers})
     if first is not None and first in by_rank and by_rank[first] not in dict(reported):
         # MPICH's report can name a rank it stopped rather than the one that died first
         return (f"rank {first} (pid {by_rank[first]}) died first; the other ranks were "
                 f"stopped")
+    reported.sort(key=lambda r: pids[r[0]] in peers)
     for pid, code in reported[:1]:
         how = f"killed by signal {code}" if code in (9, 15, 6, 11) else f"exit code {code}"
         return f"rank {pids[pid]} (pid {pid}) died ({how}); the other ranks were stopped"
