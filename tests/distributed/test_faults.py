@@ -40,3 +40,18 @@ def test_rank_exits_early():
     assert took < 30
     assert "graphgrad.distributed.run: rank 1 failed: exited with code 3" in r.stderr
     assert "[rank 0] stopped: rank 1 failed: exited with code 3" in r.stderr
+
+
+def test_reports_lost_by_mpiexec_are_echoed(tmp_path):
+    # mpiexec can kill a rank between its write to stderr and the forwarding of that write;
+    # the launcher then prints the report from the rank's error file, once.
+    import json
+
+    from graphgrad.distributed.run import _error_records, _unforwarded
+
+    report = ["[rank 0] stopped: rank 1 failed: ValueError: boom"]
+    (tmp_path / "error.0.json").write_text(json.dumps(
+        {"rank": 0, "error": "x", "peer": True, "time": 0.0, "report": report}))
+    errors = _error_records(str(tmp_path))
+    assert _unforwarded(errors, ["[rank 1] failed: ValueError: boom\n"]) == report
+    assert _unforwarded(errors, [report[0] + "\n"]) == []

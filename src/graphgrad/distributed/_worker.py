@@ -31,9 +31,13 @@ def _fail(rank, exc, code=1):
     sys.stderr.flush()
     path = _run_dir_file(f"error.{rank}.json")
     if path:
-        with open(path, "w") as f:
-            json.dump({"rank": rank, "error": summary, "peer": peer, "time": time.time(),
-                       "failed_rank": getattr(exc, "failed_rank", rank)}, f)
+        # The report goes in the file too: when one rank aborts the job, mpiexec can kill the
+        # others before it has forwarded what they just wrote, and the launcher echoes it.
+        record = {"rank": rank, "error": summary, "peer": peer, "time": time.time(),
+                  "failed_rank": getattr(exc, "failed_rank", rank), "report": lines}
+        with open(path + ".tmp", "w") as f:
+            json.dump(record, f)
+        os.replace(path + ".tmp", path)  # the launcher never reads half a record
     notify_failure(summary)
     abort(code)
 

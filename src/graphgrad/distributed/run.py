@@ -113,13 +113,26 @@ def _alive(pid: int) -> bool:
     return state not in "ZX" and not flags & 0x4
 
 
-def _summary(run_dir: str, output: list[str], deaths: dict | None = None) -> str | None:
-    """Which rank failed first and why, from the workers' error files or, for a rank that
-    died, the launcher's report of its pid."""
+def _error_records(run_dir: str) -> list[dict]:
+    """The workers' error files (written atomically by _worker._fail), by rank."""
     errors = []
     for path in glob.glob(os.path.join(run_dir, "error.*.json")):
         with open(path) as f:
             errors.append(json.load(f))
+    return sorted(errors, key=lambda e: e["rank"])
+
+
+def _unforwarded(errors: list[dict], output: list[str]) -> list[str]:
+    """The lines of the ranks' error reports that never reached the launcher: mpiexec kills
+    the survivors of an abort without forwarding what they wrote last."""
+    seen = {line.rstrip("\n") for line in output}
+    return [line for e in errors for line in e.get("report", []) if line not in seen]
+
+
+def _summary(run_dir: str, output: list[str], deaths: dict | None = None) -> str | None:
+    """Which rank failed first and why, from the workers' error files or, for a rank that
+    died, the launcher's report of its pid."""
+    errors = _error_records(run_dir)
     own = sorted((e for e in errors if not e["peer"]), key=lambda e: e["time"])
     if own:
         first = own[0]
@@ -182,7 +195,9 @@ def launch(nproc: int, program: list[str], mpiexec: str | None = None, env=None)
         for t in (*pumps, watcher):
             t.join()
         if rc != 0:
+            missing = _unforwarded(_error_records(run_dir), seen)
             why = _summary(run_dir, seen, deaths) or f"mpiexec exited with status {rc}"
+            sys.stderr.write("".join(f"{line}\n" for line in missing))
             sys.stderr.write(f"graphgrad.distributed.run: {why}\n")
             sys.stderr.flush()
     return rc
