@@ -12,6 +12,10 @@ from ._device import device
 from ._dtype import (
     bool,
     can_cast,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
     double,
     dtype,
     float,
@@ -44,6 +48,7 @@ from .autograd.grad_mode import (
 )
 from .ops import EXPORTING_FAMILIES as _families
 from .ops.conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
+from .ops.conv3d import conv3d, conv_transpose3d
 from .ops.creation import (
     arange,
     as_tensor,
@@ -166,14 +171,18 @@ from .ops.movement import (
 )
 from .ops.nn import log_softmax, softmax
 from .ops.pooling import avg_pool1d, max_pool1d, max_pool1d_with_indices, max_pool2d
+from .ops.pooling3d import adaptive_max_pool1d_with_indices as adaptive_max_pool1d
+from .ops.pooling3d import max_pool3d
 from .ops.random import (
     Generator,
     bernoulli,
+    binomial,
     default_generator,
     get_rng_state,
     initial_seed,
     manual_seed,
     normal,
+    poisson,
     rand,
     rand_like,
     randint,
@@ -212,26 +221,136 @@ del _family, _families
 
 # After the ops they re-export: nn, optim, data loading (torch.utils.data), checkpoints, and
 # the memory ledger with the retention detector.
-from . import (  # noqa: E402
+from . import (  # noqa: E402  # noqa: E402
     compiler,  # noqa: E402
     distributed,
+    distributions,
+    fft,
+    func,
     linalg,
     memory,
     nn,
     onnx,
     optim,
+    profiler,
+    signal,
+    special,
     utils,
     viz,
 )
 from .compiler import compile  # noqa: E402
-from .linalg import det, inverse, logdet, matrix_power, pinverse  # noqa: E402
+from .func import vmap  # noqa: E402
+from .linalg import det, inverse, logdet, matrix_exp, matrix_power, pinverse  # noqa: E402
 from .linalg import svd_legacy as svd  # noqa: E402
 from .linalg import torch_cholesky as cholesky  # noqa: E402
 from .linalg import torch_qr as qr  # noqa: E402
 from .linalg import torch_slogdet as slogdet  # noqa: E402
+from .nn._functional.loss_extra import TORCH_FUNCTIONS as _torch_losses  # noqa: E402
+from .nn._functional.spatial_extra import (  # noqa: E402
+    channel_shuffle,
+    native_channel_shuffle,
+    pdist,
+    pixel_shuffle,
+    pixel_unshuffle,
+)
+from .ops.complex import (  # noqa: E402
+    angle,
+    complex,
+    conj,
+    conj_physical,
+    imag,
+    is_conj,
+    polar,
+    real,
+    resolve_conj,
+    resolve_neg,
+    view_as_complex,
+    view_as_real,
+)
+from .ops.linalg_extra import (  # noqa: E402
+    chain_matmul,
+    cholesky_inverse,
+    cholesky_solve,
+    triangular_solve,
+)
+from .ops.linalg_householder import geqrf, orgqr, ormqr  # noqa: E402
+from .ops.linalg_lu import lu_unpack  # noqa: E402
+from .ops.linalg_lu import torch_lu as lu  # noqa: E402
+from .ops.linalg_lu import torch_lu_solve as lu_solve  # noqa: E402
+from .ops.spectral import istft, stft  # noqa: E402
+from .ops.windows import (  # noqa: E402
+    bartlett_window,
+    blackman_window,
+    hamming_window,
+    hann_window,
+    kaiser_window,
+)
 from .serialization import load, save  # noqa: E402
 
+globals().update(_torch_losses)
+
+# torch's top-level namespaces and switches for scripts written against a CPU torch build
+# (see docs/compat.md): cuda/backends answer as a CPU-only build, jit and amp are shims.
+from . import amp, backends, cpu, cuda, jit, random, testing  # noqa: E402
+from ._asarray import asarray, empty_strided, from_dlpack, frombuffer  # noqa: E402
+from ._constants import e, inf, nan, newaxis, pi  # noqa: E402
+from ._finfo import finfo, iinfo  # noqa: E402
+from ._flags import (  # noqa: E402
+    are_deterministic_algorithms_enabled,
+    get_default_device,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled,
+    is_warn_always_enabled,
+    set_default_device,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    set_flush_denormal,
+    set_warn_always,
+    use_deterministic_algorithms,
+)
+from ._legacy_types import (  # noqa: E402
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    set_default_tensor_type,
+)
+from ._queries import (  # noqa: E402
+    is_complex,
+    is_floating_point,
+    is_storage,
+    is_tensor,
+    numel,
+    typename,
+)
+from ._threads import (  # noqa: E402
+    get_num_interop_threads,
+    get_num_threads,
+    set_num_interop_threads,
+    set_num_threads,
+)
+from .amp.autocast_mode import (  # noqa: E402
+    autocast,
+    is_autocast_enabled,
+    set_autocast_enabled,
+)
+
 __version__ = "0.1.0"
+
+# torch's remaining top-level names: ATen-signature functional aliases, small utilities,
+# gradient, low-rank SVD/PCA, storages and extra samplers.
+from . import _random_fills, _storage, multiprocessing  # noqa: E402, F401
+from ._functional_aliases import *  # noqa: E402, F403 - torch.dropout, torch.batch_norm, ...
+from ._gradient import gradient  # noqa: E402
+from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402
+from ._storage import TypedStorage, UntypedStorage  # noqa: E402
+from ._toplevel_misc import *  # noqa: E402, F403 - detach, fill, range, frexp, histogramdd, ...
 
 # NOTE: torch computes log(0), 1/0 and overflow silently (as IEEE results); NumPy would warn on
 # every such op. graphgrad follows torch, so these floating-point warnings are off in NumPy's

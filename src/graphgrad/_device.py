@@ -56,9 +56,17 @@ def check_device(d) -> device:
         return CPU
     d = device(d) if not isinstance(d, device) else d
     if d.type != "cpu":
-        raise RuntimeError(
-            f"graphgrad has no backend for device '{d}': only 'cpu' (NumPy) is available in "
+        first = (f"Torch not compiled with {d.type.upper()} enabled"
+                 if d.type in ("cuda", "xpu") else "")
+        raise DeviceUnavailableError(
+            (f"{first}: " if first else "")
+            + f"graphgrad has no backend for device '{d}': only 'cpu' (NumPy) is available in "
             f"this build. A '{d.type}' backend would be a module in graphgrad/backends/ "
             "(see docs/design.md, 'Backends')."
         )
     return d
+
+
+class DeviceUnavailableError(AssertionError, RuntimeError):
+    """A device this build has no backend for. torch raises AssertionError for CUDA and XPU on
+    a CPU-only build and RuntimeError for others; this is both, so either ``except`` works."""

@@ -1,7 +1,7 @@
 """dtypes and PyTorch's type-promotion rules.
 
-A `dtype` wraps a NumPy dtype. Promotion follows torch: categories bool < integer < floating;
-dimensioned tensors outrank 0-d tensors, which outrank Python scalars, and a lower-priority
+A `dtype` wraps a NumPy dtype. Promotion follows torch: categories bool < integer < floating
+< complex; dimensioned tensors outrank 0-d tensors, which outrank Python scalars, and a lower-priority
 operand only changes the result when it belongs to a higher category (see Note [Weak operands]).
 """
 
@@ -14,10 +14,11 @@ import numpy as np
 __all__ = [
     "dtype", "float16", "half", "float32", "float", "float64", "double", "int8", "int16", "short",
     "int32", "int", "int64", "long", "uint8", "bool", "get_default_dtype", "set_default_dtype",
-    "promote_types", "result_type", "can_cast",
+    "promote_types", "result_type", "can_cast", "complex64", "cfloat", "complex128", "cdouble",
 ]
 
-_BOOL, _INT, _FLOAT = 0, 1, 2
+_BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
+_CATEGORY = {"f": _FLOAT, "b": _BOOL, "c": _COMPLEX}
 
 
 class dtype:
@@ -30,13 +31,21 @@ class dtype:
         self.np = np.dtype(np_dtype)
         self.itemsize = self.np.itemsize
         kind = self.np.kind
-        self._category = _FLOAT if kind == "f" else (_BOOL if kind == "b" else _INT)
+        self._category = _CATEGORY.get(kind, _INT)
         self.is_floating_point = self._category == _FLOAT
-        self.is_signed = kind in "fi"
+        self.is_signed = kind in "fic"
 
     @property
     def is_complex(self) -> bool:
-        return False
+        return self._category == _COMPLEX
+
+    def to_real(self) -> dtype:
+        """The real dtype of a complex one (complex64 -> float32); real dtypes are returned."""
+        return _NAMES[_TO_REAL.get(self.name, self.name)]
+
+    def to_complex(self) -> dtype:
+        """The complex dtype of a floating one (float64 -> complex128)."""
+        return _NAMES[_TO_COMPLEX.get(self.name, self.name)]
 
     def __repr__(self) -> str:
         # NOTE: printed as torch's so that `import graphgrad as torch` programs print the same.
@@ -55,10 +64,15 @@ int32 = dtype("int32", np.int32)
 int64 = long = dtype("int64", np.int64)
 uint8 = dtype("uint8", np.uint8)
 bool = dtype("bool", np.bool_)  # noqa: A001 - torch.bool
+complex64 = cfloat = dtype("complex64", np.complex64)
+complex128 = cdouble = dtype("complex128", np.complex128)
 float = float32  # noqa: A001 - torch.float
 int = int32  # noqa: A001 - torch.int
 
-_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
+_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, complex64, complex128)
+# NOTE: torch's complex32 (chalf) is not provided; float16 meets complex as complex64 here.
+_TO_COMPLEX = {"float16": "complex64", "float32": "complex64", "float64": "complex128"}
+_TO_REAL = {"complex64": "float32", "complex128": "float64"}
 _FROM_NP = {d.np: d for d in _ALL}
 _NAMES = {d.name: d for d in _ALL}
 
@@ -94,7 +108,8 @@ def from_numpy_dtype(np_dtype) -> dtype:
     except KeyError:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype)}. The only supported "
-            "types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+            "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
+            "int8, uint8, and bool."
         ) from None
 
 
@@ -108,15 +123,25 @@ def to_dtype(d) -> dtype:
         return int64
     if d is builtins.bool:
         return bool
+    if d is builtins.complex:
+        return default_complex()
     return from_numpy_dtype(d)
 
 
+def default_complex() -> dtype:
+    """torch's default complex dtype: complex128 when the default float is float64."""
+    return complex128 if _defaults.float is float64 else complex64
+
+
 # Torch's promotion of two dtypes within and across categories. NumPy agrees everywhere except
-# where floats meet wide ints (torch keeps the float: int64 + float16 -> float16).
+# where floats or complex meet wide ints (torch keeps the float: int64 + float16 -> float16,
+# int64 + complex64 -> complex64); float meeting complex keeps the wider precision, as NumPy.
 _PROMOTE: dict[tuple[dtype, dtype], dtype] = {}
 for _a in _ALL:
     for _b in _ALL:
-        if _a._category != _b._category:
+        if {_a._category, _b._category} == {_FLOAT, _COMPLEX}:
+            _PROMOTE[_a, _b] = _FROM_NP[np.promote_types(_a.np, _b.np)]
+        elif _a._category != _b._category:
             hi, lo = (_a, _b) if _a._category > _b._category else (_b, _a)
             _PROMOTE[_a, _b] = hi
         else:
@@ -134,12 +159,16 @@ def scalar_category(value) -> int:
         return _BOOL
     if t is builtins.int or isinstance(value, np.integer):
         return _INT
+    if t is builtins.complex or isinstance(value, np.complexfloating):
+        return _COMPLEX
     return _FLOAT
 
 
 def scalar_dtype(value) -> dtype:
     """The dtype ``tensor(value)`` gets for a Python scalar."""
     c = scalar_category(value)
+    if c == _COMPLEX:
+        return default_complex()
     return bool if c == _BOOL else (int64 if c == _INT else _defaults.float)
 
 
@@ -160,14 +189,23 @@ def combine(dims, zeros, scalars) -> dtype:
         zres = d if zres is None else _PROMOTE[zres, d]
     if zres is not None:
         if result is None or zres._category > result._category:
-            result = zres
+            # A complex 0-d operand keeps a floating result's precision (torch's
+            # combine_categories): float64[3] + complex64 0-d -> complex128.
+            if zres._category == _COMPLEX and result is not None and result.is_floating_point:
+                result = result.to_complex()
+            else:
+                result = zres
     cat = -1
     for s in scalars:
         c = scalar_category(s)
         if c > cat:
             cat = c
     if cat >= 0 and (result is None or cat > result._category):
-        result = bool if cat == _BOOL else (int64 if cat == _INT else _defaults.float)
+        if cat == _COMPLEX:
+            result = result.to_complex() if result is not None and result.is_floating_point \
+                else default_complex()
+        else:
+            result = bool if cat == _BOOL else (int64 if cat == _INT else _defaults.float)
     return result
 
 

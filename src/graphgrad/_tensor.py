@@ -115,7 +115,7 @@ class Tensor:
 
         if len(args) == 1 and not isinstance(args[0], int):
             return creation.tensor(args[0], dtype=_dtype.get_default_dtype())
-        return creation.empty(*args, **kwargs)
+        return creation.empty(*(args or (0,)), **kwargs)  # Tensor() is tensor([])
 
     # -- autograd attributes -------------------------------------------------------------
     @property
@@ -155,7 +155,7 @@ class Tensor:
         self._set_requires_grad(bool(value))
 
     def _set_requires_grad(self, value: bool) -> None:
-        if value and self._data.dtype.kind != "f":
+        if value and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
         if value and self._inf and not _mode.inference:
@@ -321,7 +321,7 @@ class Tensor:
         return self._data.dtype.kind == "f"
 
     def is_complex(self) -> bool:
-        return False
+        return self._data.dtype.kind == "c"
 
     def is_contiguous(self, memory_format=None) -> bool:
         return self._data.flags.c_contiguous
@@ -409,7 +409,7 @@ class Tensor:
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:
             return format(self.item(), spec)
-        return format(repr(self), spec)
+        return object.__format__(self, spec)  # str(self); a format spec is a TypeError
 
     def __reduce_ex__(self, protocol):
         from .ops.creation import _from_state
@@ -454,11 +454,15 @@ class Tensor:
             return self.clone() if copy else self
         return _to_dtype(self, _dtype.to_dtype(dtype))
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False, **kwargs):
         if dtype is None:
             return _TYPE_NAMES[self._data.dtype.name]
         if isinstance(dtype, str):
+            if dtype not in _TYPE_FROM_NAME:
+                raise ValueError(f"invalid type: '{dtype}'")
             dtype = _TYPE_FROM_NAME[dtype]
+        elif isinstance(dtype, type):  # a legacy type: graphgrad.FloatTensor, ...
+            dtype = dtype.dtype
         return self.to(dtype)
 
     def cpu(self) -> Tensor:

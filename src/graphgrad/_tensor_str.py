@@ -19,11 +19,20 @@ _NUMPY_DTYPES = {
     "int64": np.int64,
     "uint8": np.uint8,
     "bool": np.bool_,
+    "complex64": np.complex64,
+    "complex128": np.complex128,
 }
 # torch leaves the dtype out of a non-empty tensor's repr when it can be inferred from the text.
-_IMPLIED_DTYPES = ("float32", "int64", "bool")
+_IMPLIED_DTYPES = ("float32", "int64", "bool", "complex64")
 # The default dtype: the only one an empty tensor's repr leaves out.
 _DEFAULT_DTYPE = "float32"
+
+
+def _default_dtype_name() -> str:
+    """``get_default_dtype()``'s short name: set_default_dtype changes what a repr leaves out."""
+    from . import _dtype  # here, so that this module still imports before the package
+
+    return _dtype.get_default_dtype().np.name
 
 
 @dataclasses.dataclass
@@ -112,6 +121,23 @@ class _Formatter:
         return text.rjust(self.width)
 
 
+class _ComplexFormatter:
+    """torch's complex layout: the real and imaginary parts get a formatter each; the real part
+    is right-justified, the imaginary part follows with its sign (or "+") and a "j"."""
+
+    def __init__(self, values: np.ndarray):
+        self.real = _Formatter(values.real)
+        self.imag = _Formatter(values.imag)
+        # torch counts the imaginary width plus one column for the "j".
+        self.width = self.real.width + self.imag.width + 1
+
+    def format(self, value) -> str:
+        value = complex(value)
+        real = self.real.format(value.real)
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        return real + imag if imag[0] in "+-" else real + "+" + imag
+
+
 def _summarized_values(data: np.ndarray) -> np.ndarray:
     """Flat array of the elements that remain visible once the tensor is summarised."""
     edge = _OPTS.edgeitems
@@ -163,7 +189,8 @@ def _nested_str(data: np.ndarray, indent: int, summarize: bool, fmt: _Formatter)
 
 def _body_str(data: np.ndarray, indent: int) -> str:
     summarize = data.size > _OPTS.threshold
-    fmt = _Formatter(_summarized_values(data) if summarize else data.reshape(-1))
+    values = _summarized_values(data) if summarize else data.reshape(-1)
+    fmt = _ComplexFormatter(values) if data.dtype.kind == "c" else _Formatter(values)
     return _nested_str(data, indent, summarize, fmt)
 
 
@@ -192,16 +219,18 @@ def format_tensor(data: "np.ndarray", *, dtype_name: str, requires_grad: bool = 
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []
+    default = _default_dtype_name()
     if data.size == 0:
         if data.ndim != 1:
             suffixes.append(f"size={tuple(data.shape)}")
-        if dtype_name != _DEFAULT_DTYPE:
+        if dtype_name != default:
             suffixes.append(f"dtype=torch.{dtype_name}")
         body = "[]"
     else:
         if not _OPTS.edgeitems:
             suffixes.append(f"size={tuple(data.shape)}")
-        if dtype_name not in _IMPLIED_DTYPES:
+        if dtype_name not in (_IMPLIED_DTYPES if default == _DEFAULT_DTYPE else
+                              (default, "int64", "bool", "complex128")):
             suffixes.append(f"dtype=torch.{dtype_name}")
         body = _body_str(data, indent)
     # A grad_fn (non-leaf) takes the place of requires_grad=True, which only leaves show.

@@ -495,3 +495,41 @@ def test_module_buffers_and_attributes():
         if m is torch:
             want = got
     assert got == want
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("call", [
+    lambda F, x, t, c: F.mse_loss(x, t),
+    lambda F, x, t, c: F.smooth_l1_loss(x, t, beta=0.5),
+    lambda F, x, t, c: F.huber_loss(x, t),
+    lambda F, x, t, c: F.binary_cross_entropy(x.sigmoid(), t.sigmoid()),
+    lambda F, x, t, c: F.binary_cross_entropy(x.sigmoid(), t.sigmoid(), weight=t.abs()),
+    lambda F, x, t, c: F.binary_cross_entropy_with_logits(x, t.sigmoid(), pos_weight=t[0].abs()),
+    lambda F, x, t, c: F.nll_loss(x.log_softmax(1), c),
+    lambda F, x, t, c: F.nll_loss(x[0].log_softmax(0), c[0]),
+    lambda F, x, t, c: F.cross_entropy(x, c, ignore_index=1),
+    lambda F, x, t, c: F.cross_entropy(x[:, :, None, None], c[:, None, None]),
+    lambda F, x, t, c: F.cross_entropy(x[:, :, None], c[:, None]),
+])
+def test_loss_grad_fn_prints_torch_name(call, reduction):
+    """``print(loss)`` shows torch's fused node name (NllLossBackward0, MseLossBackward0...)."""
+    rng = np.random.default_rng(0)
+    x, t, c = rng.standard_normal((4, 3)), rng.standard_normal((4, 3)), np.array([0, 2, 1, 1])
+    names = []
+    for m in (torch, gg):
+        F = m.nn.functional
+        xs = m.tensor(x, requires_grad=True)
+        loss = call(_Reducing(F, reduction), xs, m.tensor(t), m.tensor(c))
+        names.append(loss.grad_fn.name())
+    assert names[1] == names[0]
+
+
+class _Reducing:
+    """``F`` whose functions all get ``reduction=``."""
+
+    def __init__(self, F, reduction):
+        self.F, self.reduction = F, reduction
+
+    def __getattr__(self, name):
+        fn = getattr(self.F, name)
+        return lambda *a, **k: fn(*a, reduction=self.reduction, **k)

@@ -7,22 +7,33 @@ tests in tests/ops run all of them against torch as the oracle.
 from . import (
     activation,
     activation_extra,
+    bitshift,
+    complex_fft,
     contraction,
     conv,
+    conv3d,
+    ctc,
     elementwise,
+    elementwise_special,
     gather,
     inplace,
     linalg,
     linalg_ext,
+    linalg_lu,
+    linalg_more,
     loss,
     misc,
     movement,
     nn,
     normalization,
     pooling,
+    pooling3d,
     reduce,
     rnn,
+    shaping,
     sorting,
+    spatial_extra,
+    statistics,
     structure,
 )
 from .core import ErrorInput, OpInfo, SampleInput
@@ -36,8 +47,16 @@ OP_DB += activation_extra.op_db()
 OP_DB += normalization.op_db()
 OP_DB += loss.op_db()
 OP_DB += linalg_ext.op_db()
+OP_DB += linalg_lu.op_db() + linalg_more.op_db()
 OP_DB += misc.op_db()
 OP_DB += rnn.op_db()
+OP_DB += ctc.op_db()
+OP_DB += statistics.op_db()
+OP_DB += shaping.op_db()
+OP_DB += conv3d.op_db() + pooling3d.op_db() + spatial_extra.op_db()
+OP_DB += elementwise_special.op_db()
+OP_DB += bitshift.op_db()
+OP_DB += complex_fft.op_db()
 
 _names = [op.name for op in OP_DB]
 if len(set(_names)) != len(_names):

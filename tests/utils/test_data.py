@@ -119,6 +119,8 @@ def test_default_collate_nested_matches_torch():
     [np.array([1, 2], dtype=np.int16), np.array([3, 4], dtype=np.int16)], ["a", "b"], [b"x"],
     [(1, 2), (3, 4)], [[1.0, 2], [3.0, 4]], [{"a": [1, 2]}, {"a": [3, 4]}],
     [collections.OrderedDict(b=1, a=2)] * 2,
+    # a field of strings comes back as a tuple from a tuple, list or namedtuple sample
+    [("a", 1), ("b", 2)], [["a", [1]], ["b", [2]]], [Point("a", 1), Point("b", 2)],
 ])
 def test_default_collate_leaves_match_torch(batch):
     same(lambda m: m.utils.data.default_collate(batch))

@@ -18,11 +18,12 @@ from .grad_mode import (
     set_grad_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .variable import Variable
 
 __all__ = [
     "backward", "grad", "gradcheck", "GradcheckError", "no_grad", "enable_grad",
     "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled",
     "grad_mode", "graph", "functional", "function", "Function", "errors", "detect_anomaly",
     "set_detect_anomaly",
-    "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "gradgradcheck",
+    "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "gradgradcheck", "Variable",
 ]

@@ -21,6 +21,7 @@ from .diagnose import anomaly_error, freed_error, modified_error
 from .errors import AutogradError
 from .grad_mode import state as _mode
 from .graph import AccumulateGrad, Freed, Packed, Slots, next_sequence, unpack_value
+from .graph_extras import GradientEdge, _engine_node
 
 __all__ = ["backward", "grad"]
 
@@ -29,7 +30,7 @@ _ndarray = np.ndarray
 def _as_tuple(x):
     if x is None:
         return None
-    if isinstance(x, Tensor):
+    if isinstance(x, (Tensor, GradientEdge)):
         return (x,)
     return tuple(x)
 
@@ -38,6 +39,13 @@ def _root_grads(tensors, grad_tensors, create_graph):
     """The (node, gradient) pairs backward starts from, checked as torch checks them."""
     roots, user_arrays = [], set()
     for i, t in enumerate(tensors):
+        if isinstance(t, GradientEdge):  # an output given as a graph edge needs its gradient
+            g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
+            if not isinstance(g, Tensor):
+                raise RuntimeError("grad_outputs must be given for an output passed as a "
+                                   "GradientEdge")
+            roots.append((_engine_node(t), g if create_graph else g._data))
+            continue
         if not isinstance(t, Tensor):
             raise TypeError(f"backward expected tensors, got {type(t).__name__}")
         if not t._rg:
@@ -55,6 +63,11 @@ def _root_grads(tensors, grad_tensors, create_graph):
                     shapes=[list(t._data.shape)],
                     fix="reduce the output to a scalar first (loss.sum() or loss.mean()), or "
                         "pass gradient=torch.ones_like(output) to backward()")
+            if t._data.dtype.kind == "c":
+                raise AutogradError(
+                    "grad can be implicitly created only for real scalar outputs",
+                    shapes=[list(t._data.shape)],
+                    fix="take a real part (z.real, z.abs()) of the complex output first")
             g = np.array(1, dtype=t._data.dtype).reshape(t._data.shape)
             if create_graph:
                 g = wrap(g, False, None)
@@ -411,8 +424,10 @@ def _post_hooks(node, post, grads, g, needed, run):
     hidden = node._op.hidden_inputs if node._op is not None else ()
     shown = [i for i, (c, m) in enumerate(zip(nxt, node._meta))
              if not (i in hidden or (m is None and "scalars" in hidden))]
+    # Hooks see each input's gradient summed to its shape, as torch's nodes deliver it.
     gin = tuple(None if nxt[i] is None or (needed is not None and nxt[i] not in needed)
-                else _hook_arg(grads[i], run) for i in shown)
+                else _hook_arg(run.fit(grads[i], node._meta[i]) if grads[i] is not None
+                               else None, run) for i in shown)
     gout = tuple(_hook_arg(x, run) for x in (g.grads if type(g) is Slots else (g,)))
     for fn in tuple(post.values()):
         r = fn(gin, gout)
@@ -493,6 +508,9 @@ def _input_targets(inputs):
     """Maps each input's node (grad_fn, or AccumulateGrad for a leaf) to its result slots."""
     targets = {}
     for i, t in enumerate(inputs):
+        if isinstance(t, GradientEdge):
+            targets.setdefault(_engine_node(t), []).append(i)
+            continue
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor inputs, got {type(t).__name__}")
         if not t._rg:
@@ -543,6 +561,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         _mode.grad_enabled = prev
     results = []
     for t, g in zip(inputs, captured):
+        if isinstance(t, GradientEdge):
+            if g is None and not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
+            results.append(g if g is None or isinstance(g, Tensor)
+                           else wrap(run.own(np.asarray(g)), False, None))
+            continue
         if g is None:
             if not allow_unused:
                 raise AutogradError(

@@ -131,6 +131,10 @@ class set_grad_enabled(_DecoratorContextManager):
     def clone(self):
         return type(self)(self.mode)
 
+    def __repr__(self):
+        # torch's own repr (as torch.return_types are printed under torch's name)
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
+
     def __call__(self, func):
         # Used as a decorator: undo the mode change that __init__ made eagerly.
         state.grad_enabled = self._prev

@@ -379,3 +379,16 @@ def unpack_value(p: Packed, node, with_history: bool):
         t._accum = weakref.ref(edge)
         return t
     return wrap(u._data, p.rg, edge)
+
+
+# The rest of torch.autograd.graph (it builds on the names above).
+from .graph_extras import (  # noqa: E402
+    GradientEdge,
+    allow_mutation_on_saved_tensors,
+    get_gradient_edge,
+    increment_version,
+    register_multi_grad_hook,
+)
+
+__all__ += ["GradientEdge", "allow_mutation_on_saved_tensors", "get_gradient_edge",
+            "increment_version", "register_multi_grad_hook"]

@@ -5,9 +5,12 @@ cupy), ``name`` and ``asarray``. Op forwards are written against ``xp``; the dis
 the backend from the device.
 """
 
+# Beside the array backend, torch.backends' switch modules (cudnn.benchmark,
+# cuda.matmul.allow_tf32, ...) that scripts set.
+from . import cuda, cudnn, mkl, mkldnn, mps, openmp
 from . import numpy as numpy_backend
 
-__all__ = ["get_backend", "numpy_backend"]
+__all__ = ["get_backend", "numpy_backend", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp"]
 
 
 def get_backend(device):

@@ -22,6 +22,7 @@ __all__ = ["Tracer", "GraphBreak", "user_site"]
 SHAPE_ONLY_PARAMS: set = {
     *(f"{m}_pad{k}d" for m in ("reflection", "replication") for k in (1, 2, 3)),
     "pad.circular", "pad_backward", "adaptive_avg_pool2d", "adaptive_avg_pool2d_backward",
+    "adaptive_avg_pool3d", "adaptive_avg_pool3d_backward",
     *(f"upsample_{m}{k}d{b}" for m in ("nearest", "nearest_exact") for k in (1, 2, 3)
       for b in ("", "_backward")),
     *(f"upsample_{m}{b}" for m in ("linear1d", "bilinear2d", "trilinear3d")

@@ -23,6 +23,11 @@ from ..ops.linalg_decomp import (
     svd_legacy,
     svdvals,
 )
+from ..ops.linalg_extra import eig, eigvals, tensorinv, tensorsolve, vander
+from ..ops.linalg_householder import householder_product
+from ..ops.linalg_ldl import ldl_factor, ldl_factor_ex, ldl_solve
+from ..ops.linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve, solve_ex
+from ..ops.linalg_matrix_exp import matrix_exp
 from ..ops.linalg_norms import cond, matrix_norm, matrix_rank, norm, vector_norm
 from ..ops.linalg_solve import (
     _SLOGDET_OLD,
@@ -47,6 +52,9 @@ __all__ = [
     "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals",
     "vecdot", "vector_norm",
 ]
+__all__ += ["eig", "eigvals", "householder_product", "ldl_factor", "ldl_factor_ex",
+            "ldl_solve", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp", "solve_ex",
+            "tensorinv", "tensorsolve", "vander"]
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
@@ -85,6 +93,17 @@ LEGACY = {
     "cholesky": torch_cholesky, "qr": torch_qr, "svd": svd_legacy, "pinverse": pinverse,
     "matrix_power": matrix_power,
 }
+
+# torch.<name> and Tensor.<name> of the LU, Cholesky-solve and Householder families
+from ..ops import linalg_extra as _ex  # noqa: E402
+from ..ops import linalg_householder as _hh  # noqa: E402
+from ..ops import linalg_lu as _lu  # noqa: E402
+
+LEGACY.update({
+    "lu": _lu.torch_lu, "lu_solve": _lu.torch_lu_solve, "cholesky_solve": _ex.cholesky_solve,
+    "cholesky_inverse": _ex.cholesky_inverse, "triangular_solve": _ex.triangular_solve,
+    "matrix_exp": matrix_exp, "geqrf": _hh.geqrf, "orgqr": _hh.orgqr, "ormqr": _hh.ormqr,
+})
 
 for _name, _fn in LEGACY.items():
     setattr(Tensor, _name, _fn)

@@ -1,9 +1,11 @@
 """Neural-network building blocks, as ``torch.nn``: ``Module`` and its layers, ``Parameter``,
 ``init``, ``utils``; ``functional`` holds the stateless ops."""
 
-from . import functional, init, parallel, utils
+from . import attention, functional, init, parallel, utils
 from .modules import *  # noqa: F403 - the layer classes are nn's public names
 from .modules import __all__ as _modules_all
-from .parameter import Buffer, Parameter
+from .parallel import DataParallel
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["functional", "init", "parallel", "utils", "Parameter", "Buffer", *_modules_all]
+__all__ = ["attention", "functional", "init", "parallel", "utils", "DataParallel", "Parameter",
+           "Buffer", "UninitializedParameter", "UninitializedBuffer", *_modules_all]

@@ -26,7 +26,6 @@ from ..ops.elementwise import relu as _relu
 from ..ops.elementwise import sigmoid, tanh
 from ..ops.embedding import embedding
 from ..ops.gather import one_hot
-from ..ops.nn import log_softmax, softmax
 from ..ops.pooling import (
     adaptive_max_pool1d,
     adaptive_max_pool2d,
@@ -42,9 +41,11 @@ from ..ops.structure import pad
 from ._functional.activation import (
     glu,
     hardshrink,
+    log_softmax,
     prelu,
     rrelu,
     rrelu_,
+    softmax,
     softmin,
     softshrink,
     threshold,
@@ -63,6 +64,7 @@ from ._functional.dropout import (
     dropout3d,
     feature_alpha_dropout,
 )
+from ._functional.embedding_bag import embedding_bag
 from ._functional.linear import bilinear, linear
 from ._functional.loss import (
     binary_cross_entropy,
@@ -76,6 +78,11 @@ from ._functional.loss import (
     nll_loss,
     poisson_nll_loss,
     smooth_l1_loss,
+)
+from ._functional.loss_extra import (
+    ctc_loss,
+    multilabel_margin_loss,
+    triplet_margin_with_distance_loss,
 )
 from ._functional.margin_loss import (
     cosine_embedding_loss,
@@ -94,6 +101,7 @@ from ._functional.normalization import (
     local_response_norm,
     rms_norm,
 )
+from ._functional.sampling import affine_grid, grid_sample, gumbel_softmax
 
 __all__ = ["linear", "bilinear",
            "softmax", "log_softmax", "relu", "relu_", "sigmoid", "tanh", "elu", "elu_", "selu",
@@ -163,3 +171,18 @@ def hardswish(input, inplace=False):
 
 
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
+
+# 3-d convolution and pooling, and the spatial composites (pixel shuffle, unpooling, ...)
+from ..ops import pooling3d as _pooling3d  # noqa: E402
+from ..ops.conv3d import conv3d, conv_transpose3d  # noqa: E402
+from ..ops.pooling3d import *  # noqa: E402, F403 - listed in pooling3d.__all__
+from ._functional import fractional_pool as _fractional_pool  # noqa: E402
+from ._functional import spatial_extra as _spatial_extra  # noqa: E402
+from ._functional.fractional_pool import *  # noqa: E402, F403
+from ._functional.spatial_extra import *  # noqa: E402, F403 - listed in spatial_extra.__all__
+
+__all__ += ["conv3d", "conv_transpose3d", *_pooling3d.__all__, *_spatial_extra.__all__,
+            *_fractional_pool.__all__]
+__all__ += ["embedding_bag"]
+__all__ += ["gumbel_softmax", "affine_grid", "grid_sample"]
+__all__ += ["ctc_loss", "multilabel_margin_loss", "triplet_margin_with_distance_loss"]

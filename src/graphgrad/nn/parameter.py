@@ -87,3 +87,15 @@ class Buffer(Tensor):
         t = _share(cls, data, data is not None and data.requires_grad)
         t.persistent = persistent
         return t
+
+
+# The lazy placeholders subclass Parameter, so they are defined after it (torch keeps them here).
+from ._uninitialized import (  # noqa: E402
+    UninitializedBuffer,
+    UninitializedParameter,
+    UninitializedTensorMixin,
+    is_lazy,
+)
+
+__all__ += ["UninitializedParameter", "UninitializedBuffer", "UninitializedTensorMixin",
+            "is_lazy"]

@@ -87,7 +87,18 @@ def in_dtype(instr, i):
 
 
 # The converters register themselves on import.
-from . import _conv_math, _conv_nn, _conv_reduce, _conv_shape  # noqa: E402,F401
+from . import (  # noqa: E402,F401
+    _conv_bitshift,
+    _conv_ctc,
+    _conv_extra,
+    _conv_linalg_extra,
+    _conv_math,
+    _conv_nn,
+    _conv_reduce,
+    _conv_shape,
+    _conv_spatial3d,
+    _conv_special,
+)
 from ._reasons import REASONS as _R  # noqa: E402
 
 for _k, _v in _R.items():

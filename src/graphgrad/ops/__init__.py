@@ -11,6 +11,7 @@ from . import (  # noqa: F401 - inplace binds the Tensor methods it defines
     contraction,
     creation,
     elementwise,
+    elementwise_special,
     gather,
     indexing,
     inplace,
@@ -21,8 +22,11 @@ from . import (  # noqa: F401 - inplace binds the Tensor methods it defines
     random,
     reduce,
     scan,
+    shaping,
     sorting,
+    statistics,
     structure,
+    tensor_extras,
     writes,
 )
 from ._namespace import DIFF, RAW
@@ -35,6 +39,12 @@ __all__ = ["OPS", "OpDef", "defop", "activation", "contraction", "creation", "el
 # Families whose public functions are exported as graphgrad.<name> (listed in their __all__).
 EXPORTING_FAMILIES = (activation, activation_extra, contraction, gather, sorting,
                       structure, binning, misc, scan, writes)
+EXPORTING_FAMILIES += (statistics, shaping, tensor_extras)
+EXPORTING_FAMILIES += (elementwise_special,)
+# Bound after the families above (they use their Tensor methods).
+from . import bitshift, complex, tensor_dunders, windows  # noqa: E402, F401  # noqa: E402, F401 - complex binds Tensor.real/imag
+
+EXPORTING_FAMILIES += (bitshift,)
 
 
 def _diff_sum(x, axes=None, keepdim=False):

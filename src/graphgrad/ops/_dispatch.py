@@ -22,6 +22,8 @@ __all__ = ["apply", "unary", "binary"]
 xp = np  # the only backend so far; see graphgrad/backends
 # graphgrad.compile's recorder (compiler/trace.py): None except while a function is captured.
 _tracer = None
+# graphgrad.profiler's recorder while a profile is active (See Note [Profiler hook]).
+_profiler = None
 _ndarray = np.ndarray
 _asarray = np.asarray
 
@@ -43,7 +45,7 @@ def _scalar(x):
         return x
     if isinstance(x, np.generic):
         return x.item()
-    if isinstance(x, (float, int)):
+    if isinstance(x, (float, int, complex)):
         return x
     raise TypeError(f"unsupported operand type {t.__name__}; expected a Tensor or a number")
 
@@ -80,7 +82,7 @@ def _promote_arrays(arrays, inputs, to_float):
     if target is None:
         return arrays
     target = target.np
-    if to_float and target.kind != "f":
+    if to_float and target.kind not in "fc":
         target = _default_float()
     return [a.astype(target) if type(a) is _ndarray and a.dtype != target else a for a in arrays]
 
@@ -190,7 +192,11 @@ def _with_scalar(op, arr, scalar):
     float-valued op) lifts an integral tensor to the default float dtype, and an int scalar
     outside an integer tensor's range wraps. Returns (array, scalar operand)."""
     kind = arr.dtype.kind
-    if kind != "f":
+    if type(scalar) is complex:
+        if kind != "c" and kind != "f":  # NumPy would widen an int tensor to complex128
+            return arr.astype(_dtype.default_complex().np), scalar
+        return arr, scalar
+    if kind != "f" and kind != "c":
         if op.dtype_rule == "float" or type(scalar) is float:
             return arr.astype(_default_float()), scalar
         if kind in "iu" and type(scalar) is int and not _fits(scalar, arr.dtype):
@@ -200,10 +206,12 @@ def _with_scalar(op, arr, scalar):
 
 def unary(op, x, params=None):
     """Applies a one-input op to tensor ``x``."""
+    if _profiler is not None and not _profiler.busy:
+        return _profiler.run(unary, op, (x, params))
     if x._view is not None and x._view[3] != x._vc[0]:
         _refresh_view(x)
     a = x._data
-    if op.dtype_rule == "float" and a.dtype.kind != "f":
+    if op.dtype_rule == "float" and a.dtype.kind not in "fc":
         a = a.astype(_default_float())
     try:
         out = op.forward(xp, a, **params) if params else op.forward(xp, a)
@@ -213,8 +221,10 @@ def unary(op, x, params=None):
         out = _asarray(out)
     if _tracer is not None:
         _tracer.record(op, (x,), (a,), params, out)
-    if (x._rg and _mode.grad_enabled and op.vjp is not None and out.dtype.kind == "f"
+    if (x._rg and _mode.grad_enabled and op.vjp is not None and out.dtype.kind in "fc"
             and not _mode.inference):
+        if out.dtype.kind == "c" or a.dtype.kind == "c":
+            op = complex_op(op)
         fn = x._fn
         node = _new_node(op, (fn if fn is not None else x._accumulator(),),
                          ((x._data.shape, x._data.dtype),), params)
@@ -261,6 +271,8 @@ def _track_view(op, params, x, result, creation):
 
 def binary(op, a, b, params=None):
     """Applies a two-input elementwise op; either side may be a Python scalar."""
+    if _profiler is not None and not _profiler.busy:
+        return _profiler.run(binary, op, (a, b, params))
     if isinstance(a, Tensor):
         if a._view is not None and a._view[3] != a._vc[0]:
             _refresh_view(a)
@@ -271,7 +283,7 @@ def binary(op, a, b, params=None):
             db = b._data
             if da.dtype != db.dtype:
                 da, db = _promote_arrays((da, db), (a, b), op.dtype_rule == "float")
-            elif op.dtype_rule == "float" and da.dtype.kind != "f":
+            elif op.dtype_rule == "float" and da.dtype.kind not in "fc":
                 f = _default_float()
                 da, db = da.astype(f), db.astype(f)
             tb = True
@@ -300,8 +312,12 @@ def binary(op, a, b, params=None):
         out = _asarray(out)
     if _tracer is not None:
         _tracer.record(op, (a, b), (da, db), params, out)
-    if not _mode.grad_enabled or op.vjp is None or out.dtype.kind != "f" or _mode.inference:
+    if not _mode.grad_enabled or op.vjp is None or _mode.inference:
         return wrap(out, False, None)
+    if out.dtype.kind != "f":
+        if out.dtype.kind != "c":
+            return wrap(out, False, None)
+        op = complex_op(op)
     ea = eb = None
     if ta:
         if a._rg:
@@ -359,6 +375,8 @@ def apply(op, inputs, params=None):
     Returns the output tensor, or ``(tensor, aux)`` for an op whose forward returns an
     auxiliary array too (declared by saving ``"aux"``, e.g. the indices of ``max(dim)``).
     """
+    if _profiler is not None and not _profiler.busy:
+        return _profiler.run(apply, op, (inputs, params))
     for x in inputs:
         if isinstance(x, Tensor) and x._view is not None and x._view[3] != x._vc[0]:
             _refresh_view(x)
@@ -375,18 +393,50 @@ def apply(op, inputs, params=None):
     if _tracer is not None:
         _tracer.record(op, inputs, arrays, params, out, aux)
     rg = False
-    if op.vjp is not None and _mode.grad_enabled and out.dtype.kind == "f" and not _mode.inference:
+    if op.vjp is not None and _mode.grad_enabled and out.dtype.kind in "fc" and not _mode.inference:
         for x in inputs:
             if isinstance(x, Tensor) and x._rg:
                 rg = True
                 break
     if rg:
+        if out.dtype.kind == "c" or any(type(a) is _ndarray and a.dtype.kind == "c"
+                                        for a in arrays):
+            op = complex_op(op)
         meta = tuple((x._data.shape, x._data.dtype) if isinstance(x, Tensor) else None
                      for x in inputs)
         result = _record(op, inputs, meta, out, params, aux)
     else:
         result = wrap(out, False, None)
     return (result, aux) if "aux" in op.save else result
+
+
+# Note [Complex rules]: torch's gradient for a complex input z is conj(dL/dz) * 2 ... written as
+# g * conj(f'(z)) for a holomorphic f. A rule written for real values computes g * f'(z) and is
+# linear in g, so conj(rule(conj(g))) is torch's gradient for every holomorphic op (add, mul,
+# div, exp, matmul, sum, ...); a real input then keeps the real part (the engine's cast).
+# Ops that are not holomorphic (abs, angle, real, imag, conj, view_as_real, ...) register their
+# own record here (ops/complex.py); complex_op() is called only when a node is recorded.
+_COMPLEX_OPS: dict = {}
+
+
+def _conjugated(rule):
+    def vjp(ns, g, *args, **kw):
+        grads = rule(ns, ns.conj(g), *args, **kw)
+        if type(grads) is tuple:
+            return tuple(None if gi is None else ns.conj(gi) for gi in grads)
+        return ns.conj(grads)
+    return vjp
+
+
+def complex_op(op):
+    """The record used for ``op`` when a complex value flows through it."""
+    twin = _COMPLEX_OPS.get(op)
+    if twin is None:
+        import copy
+
+        twin = _COMPLEX_OPS[op] = copy.copy(op)
+        twin.vjp = _conjugated(op.vjp)
+    return twin
 
 
 from .views import refresh as _refresh_view  # noqa: E402 - views builds on this module

@@ -24,7 +24,7 @@ def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
         _dispatch._tracer.const(data)
     t = wrap(data, False, None)
     if requires_grad:
-        if data.dtype.kind != "f":
+        if data.dtype.kind not in "fc":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
         t._rg = True
@@ -35,20 +35,26 @@ def _np_dtype(dtype):
     return None if dtype is None else _dtype.to_dtype(dtype).np
 
 
-def _infer(data):
-    """An ndarray for Python data with torch's dtype inference (floats -> default dtype)."""
+def _infer(data, exact_floats=False):
+    """An ndarray for Python data with torch's dtype inference (floats -> default dtype).
+    ``exact_floats``: keep Python floats in float64, for a caller that casts to an explicit
+    dtype next (rounding through float32 first would lose digits a float64 target keeps)."""
+    typed = []  # dtypes of the NumPy floats and float tensors inside a list: torch keeps them
     if isinstance(data, (list, tuple)):
-        data = [_unwrap(x) for x in data]
+        data = [_unwrap(x, typed) for x in data]
     arr = np.asarray(data)
     kind = arr.dtype.kind
     if kind == "f":
-        if not isinstance(data, np.ndarray) and not isinstance(data, np.floating):
-            arr = arr.astype(_dtype.get_default_dtype().np)
+        if not exact_floats and not isinstance(data, (np.ndarray, np.floating)):
+            arr = arr.astype(np.result_type(_dtype.get_default_dtype().np, *typed))
     elif kind in "iu":
         if not isinstance(data, (np.ndarray, np.integer)):
             arr = arr.astype(np.int64)
     elif kind == "b":
         pass
+    elif kind == "c":
+        if not isinstance(data, (np.ndarray, np.complexfloating)):
+            arr = arr.astype(_dtype.default_complex().np)
     elif kind == "O" or kind in "USV":
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     else:
@@ -58,11 +64,15 @@ def _infer(data):
     return arr
 
 
-def _unwrap(x):
+def _unwrap(x, typed=None):
+    if isinstance(x, (list, tuple)):
+        return [_unwrap(y, typed) for y in x]
+    if isinstance(x, (Tensor, np.ndarray, np.floating)) and typed is not None:
+        dt = x._data.dtype if isinstance(x, Tensor) else x.dtype
+        if dt.kind == "f":
+            typed.append(dt)
     if isinstance(x, Tensor):
         return x._data.item() if x._data.ndim == 0 else x._data.tolist()
-    if isinstance(x, (list, tuple)):
-        return [_unwrap(y) for y in x]
     return x
 
 
@@ -92,7 +102,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if arr.dtype not in _dtype._FROM_NP:
             arr = arr.astype(_dtype.from_numpy_dtype(arr.dtype).np)
     else:
-        arr = np.array(_infer(data), copy=True)
+        arr = np.array(_infer(data, exact_floats=dtype is not None), copy=True)
     if dtype is not None:
         arr = arr.astype(_np_dtype(dtype), copy=False)
     return _leaf(arr, requires_grad)
@@ -132,23 +142,25 @@ def _filled(size, value, dtype, requires_grad, device, default=None):
     return _leaf(np.full(shape, value, dtype=np_dtype), requires_grad)
 
 
-def _size(size, kwargs):
+def _size(size, kwargs, name=None):
     if "size" in kwargs:
         return (kwargs.pop("size"),)
+    if not size and name is not None:  # torch.zeros() (torch.zeros(()) is a 0-d tensor)
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
     return size
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, **kwargs) -> Tensor:
-    return _filled(_size(size, kwargs), 0, dtype, requires_grad, device)
+    return _filled(_size(size, kwargs, "zeros"), 0, dtype, requires_grad, device)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, **kwargs) -> Tensor:
-    return _filled(_size(size, kwargs), 1, dtype, requires_grad, device)
+    return _filled(_size(size, kwargs, "ones"), 1, dtype, requires_grad, device)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, **kwargs) -> Tensor:
     # NOTE: filled with zeros rather than left uninitialised, so results are reproducible.
-    return _filled(_size(size, kwargs), 0, dtype, requires_grad, device)
+    return _filled(_size(size, kwargs, "empty"), 0, dtype, requires_grad, device)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor:

@@ -307,8 +307,10 @@ def index_put(self, indices, values, accumulate=False):
 def setitem(self, key, value):
     """``x[key] = value``: basic keys write through a view (CopySlices), advanced keys are an
     index_put; both are recorded when a gradient is needed."""
-    from .movement import _is_basic, getitem
+    from .movement import _is_basic, getitem, legacy_sequence_key
 
+    if type(key) is list:
+        key = legacy_sequence_key(key)
     recording = _recording(self, value)
     if not recording:
         _check_target(self, "__setitem__", False)

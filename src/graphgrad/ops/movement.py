@@ -7,6 +7,7 @@ Forwards return NumPy views where NumPy can, like torch's views; rules move the 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -300,8 +301,10 @@ def _tensors_arg(tensors, name):
     return list(tensors)
 
 
-def cat(tensors, dim=0):
+def cat(tensors, dim=0, *, axis=None):
     """Concatenates tensors along ``dim`` (promoting dtypes, as torch does)."""
+    if axis is not None:  # NumPy's name, which torch's argument parser takes too
+        dim = axis
     tensors = _tensors_arg(tensors, "cat")
     # NOTE: torch still accepts legacy 1-D empty tensors next to tensors of any rank.
     ranked = [x for x in tensors if not (x._data.ndim == 1 and x._data.shape[0] == 0)]
@@ -427,8 +430,24 @@ def _check_key(key, shape):
     return tuple(out), last
 
 
+def legacy_sequence_key(key):
+    """A list key holding tensors, sequences, slices, None or Ellipsis is read as a tuple, as
+    torch 2.13 still does (deprecated, with its warning); other keys are returned unchanged."""
+    if type(key) is not list or not 0 < len(key) < 32 or not any(
+            k is None or k is Ellipsis or isinstance(k, (Tensor, list, tuple, slice)) for k in key):
+        return key
+    warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and "
+                  "will be changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In "
+                  "pytorch 2.9 this will be interpreted as tensor index, x[torch.tensor(seq)], "
+                  "which will result either in an error or a different result", UserWarning,
+                  stacklevel=3)
+    return tuple(key)
+
+
 def getitem(input, key):
     """``x[key]`` for basic indexing; advanced keys go to ``graphgrad.ops.indexing``."""
+    if type(key) is list:
+        key = legacy_sequence_key(key)
     if _is_basic(key):
         x = input._data
         key, op = _check_key(key, x.shape)

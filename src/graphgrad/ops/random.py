@@ -19,7 +19,7 @@ from .creation import _leaf, _np_dtype, _size
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "default_generator", "rand",
            "randn", "randint", "normal", "randperm", "rand_like", "randn_like", "randint_like",
-           "get_rng_state", "set_rng_state", "bernoulli"]
+           "get_rng_state", "set_rng_state", "bernoulli", "poisson", "binomial"]
 
 _DEFAULT_SEED = 67280421310721  # torch's default seed, so initial_seed() reads the same
 
@@ -86,17 +86,20 @@ def _rng(generator):
     return (generator or default_generator)._rng
 
 
-def _float_dtype(dtype):
+def _float_dtype(dtype, kernel="normal_kernel_cpu"):
     d = _np_dtype(dtype) or _dtype.get_default_dtype().np
     if d.kind != "f":
-        raise RuntimeError(f"expected a floating-point dtype for sampling, got {dtype}")
+        from .reduce import _TORCH_SCALAR_NAMES
+
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_TORCH_SCALAR_NAMES[d.name]}'")
     return d
 
 
-def _sample(draw, size, dtype, requires_grad, device):
+def _sample(draw, size, dtype, requires_grad, device, kernel="normal_kernel_cpu"):
     check_device(device)
     shape = shape_arg(size)
-    np_dtype = _float_dtype(dtype)
+    np_dtype = _float_dtype(dtype, kernel)
     # NumPy samples float32 natively; float16 is drawn as float32 and rounded.
     draw_dtype = np_dtype if np_dtype != np.float16 else np.dtype(np.float32)
     data = draw(shape, draw_dtype).astype(np_dtype, copy=False)
@@ -111,7 +114,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, **
     # The generator's stream is looked up at each draw: a compiled replay after manual_seed
     # must draw from the new one.
     return _sample(lambda s, d: _rng(generator).random(s, dtype=d), _size(size, kwargs), dtype,
-                   requires_grad, device)
+                   requires_grad, device, "check_uniform_bounds")
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, **kwargs):
@@ -198,6 +201,31 @@ def bernoulli(input, p=None, *, generator=None):
         if _dispatch._tracer is not None:
             _dispatch._tracer.random(out, lambda: draw(np.full(shape, p)), label="bernoulli")
     return wrap(out, False, None)
+
+
+def _count_sampler(name, draw, *inputs):
+    """A sampler of counts from rate/probability tensors: not differentiable (as torch's
+    poisson and binomial), a fresh draw on every compiled replay."""
+    dtype = inputs[0]._data.dtype
+    arrays = [t._data for t in inputs]
+    out = draw(*arrays).astype(dtype)
+    if _dispatch._tracer is not None:
+        _dispatch._tracer.random(out, lambda *a: draw(*a).astype(dtype), label=name,
+                                 inputs=inputs)
+    return wrap(out, False, None)
+
+
+def poisson(input, generator=None):
+    """Counts drawn from Poisson(rate) for each element of ``input``."""
+    return _count_sampler("poisson", lambda rate: _rng(generator).poisson(rate), input)
+
+
+def binomial(count, prob, generator=None):
+    """Successes in ``count`` trials of probability ``prob``, elementwise."""
+    def draw(n, p):
+        n, p = np.broadcast_arrays(n, p)
+        return _rng(generator).binomial(n.astype(np.int64), p)
+    return _count_sampler("binomial", draw, count, prob)
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):

@@ -325,16 +325,26 @@ def _reduce(full_op, dim_op, input, dim, keepdim, **extra):
     return unary(dim_op, input, dict(extra, axes=axes, keepdim=keepdim, shape=x.shape))
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - torch.sum
+def _numpy_names(dim, keepdim, axis, keepdims):
+    """torch's argument parser also takes NumPy's names ``axis`` and ``keepdims``."""
+    return (dim if axis is None else axis), (keepdim if keepdims is None else keepdims)
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None,  # noqa: A001 - torch.sum
+        keepdims=None):
     """Sum over all elements, or over ``dim`` (an int or a tuple)."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
     extra = {} if dtype is None else {"dtype": _dtype.to_dtype(dtype).np}
     return _reduce(SUM, SUM_DIM, input, dim, keepdim, **extra)
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None):
+def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+    if axis is not None or keepdims is not None:
+        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
     if dtype is not None:
         input = input.to(dtype)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fc":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {_TORCH_SCALAR_NAMES[input._data.dtype.name]}")
@@ -388,12 +398,16 @@ def _extreme(full_op, dim_op, name, input, dim=None, keepdim=False):
     return getattr(return_types, name)(values, wrap(np.asarray(idx, np.int64), False, None))
 
 
-def max(input, dim=None, keepdim=False):  # noqa: A001 - torch.max
+def max(input, dim=None, keepdim=False, *, axis=None, keepdims=None):  # noqa: A001 - torch.max
     """Largest element; with ``dim``, ``(values, indices)``; with a tensor, the elementwise max."""
+    if axis is not None or keepdims is not None:
+        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
     return _extreme(MAX, MAX_DIM, "max", input, dim, keepdim)
 
 
-def min(input, dim=None, keepdim=False):  # noqa: A001 - torch.min
+def min(input, dim=None, keepdim=False, *, axis=None, keepdims=None):  # noqa: A001 - torch.min
+    if axis is not None or keepdims is not None:
+        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
     return _extreme(MIN, MIN_DIM, "min", input, dim, keepdim)
 
 
@@ -411,12 +425,16 @@ def amin(input, dim=(), keepdim=False):
     return _amax_like(AMIN, input, dim, keepdim)
 
 
-def argmax(input, dim=None, keepdim=False):
+def argmax(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    if axis is not None or keepdims is not None:
+        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
     axis = None if dim is None else wrap_dim(dim, input._data.ndim)
     return unary(ARGMAX, input, {"axis": axis, "keepdim": keepdim})
 
 
-def argmin(input, dim=None, keepdim=False):
+def argmin(input, dim=None, keepdim=False, *, axis=None, keepdims=None):
+    if axis is not None or keepdims is not None:
+        dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
     axis = None if dim is None else wrap_dim(dim, input._data.ndim)
     return unary(ARGMIN, input, {"axis": axis, "keepdim": keepdim})
 

@@ -208,7 +208,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             return adaptive_avg_pool2d(input, n_out)
         if d == 1:
             return adaptive_avg_pool1d(input, n_out)
-        raise NotImplementedError("interpolate(mode='area') on 5-D input is not implemented")
+        from .pooling3d import adaptive_avg_pool3d  # pooling3d builds on this module
+
+        return adaptive_avg_pool3d(input, n_out)
     if mode not in ("nearest", "nearest-exact"):
         _float_only(f"upsample_{mode}{d}d_channels_last", input)
     taps = tuple(_interp_taps(mode, n, o, s, bool(align_corners), input._data.dtype)

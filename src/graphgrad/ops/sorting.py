@@ -48,6 +48,7 @@ def _selected_vjp(ns, g, idx, axis, keepdim=True, shape=(), **_):
     the other params (k, descending, largest) do not change it."""
     if not shape:
         return g
+    idx = ns.raw(idx)  # an array: a 1-element Tensor in a key would index as an int
     if not keepdim:
         g = ns.reshape(g, idx.shape)
     return ns.index_grad(g, shape, along_dim_key(idx, axis))

@@ -21,7 +21,7 @@ from .optimizer import Optimizer, as_float
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
            "LinearLR", "ExponentialLR", "SequentialLR", "PolynomialLR", "CosineAnnealingLR",
            "ChainedScheduler", "ReduceLROnPlateau", "CosineAnnealingWarmRestarts",
-           "OneCycleLR"]
+           "OneCycleLR", "CyclicLR"]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
@@ -763,3 +763,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.__dict__.update(state_dict)
         self._init_is_better(mode=self.mode, threshold=self.threshold,
                              threshold_mode=self.threshold_mode)
+
+
+# CyclicLR lives in its own file; imported last as it subclasses LRScheduler.
+from .cyclic_lr import CyclicLR  # noqa: E402

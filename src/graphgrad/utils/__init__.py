@@ -1,5 +1,6 @@
-"""Utilities outside the tensor core, as ``torch.utils``: ``data`` holds datasets and loaders."""
+"""Utilities outside the tensor core, as ``torch.utils``: ``data`` holds datasets and loaders,
+``checkpoint`` activation checkpointing, ``hooks`` the hook handle."""
 
-from . import data
+from . import checkpoint, data, hooks
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data", "hooks"]

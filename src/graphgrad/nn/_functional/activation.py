@@ -9,7 +9,8 @@ from ...ops import activation_extra as _extra
 from ...ops._util import wrap_dim
 from ...ops.activation_extra import hardshrink, prelu, softshrink, threshold_
 from ...ops.elementwise import _TORCH_NAMES, _tensor_arg, sigmoid
-from ...ops.nn import softmax
+from ...ops.nn import log_softmax as _log_softmax
+from ...ops.nn import softmax as _softmax
 
 __all__ = ["threshold", "threshold_", "rrelu", "rrelu_", "hardshrink", "softshrink", "glu",
            "prelu", "softmin"]
@@ -57,6 +58,23 @@ def _implicit_dim(name, ndim, stacklevel):
     return 0 if ndim in (0, 1, 3) else 1
 
 
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """torch.nn.functional.softmax: as torch.softmax, but ``dim`` may be left out (deprecated
+    in torch): it then warns and picks 0 for 0-, 1- and 3-d inputs, else 1."""
+    _tensor_arg(input, "softmax")
+    if dim is None:
+        dim = _implicit_dim("softmax", input.dim(), _stacklevel)
+    return _softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """torch.nn.functional.log_softmax, with softmax's implicit ``dim``."""
+    _tensor_arg(input, "log_softmax")
+    if dim is None:
+        dim = _implicit_dim("log_softmax", input.dim(), _stacklevel)
+    return _log_softmax(input, dim, dtype)
+
+
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """``softmax(-input, dim)``: weights that favour the smallest entries.
 
@@ -73,4 +91,4 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
         name = str(neg.dtype).removeprefix("torch.")
         raise NotImplementedError(f"\"softmax_lastdim_kernel_impl\" not implemented for "
                                   f"'{_TORCH_NAMES[name]}'")
-    return softmax(neg, dim, dtype)
+    return _softmax(neg, dim, dtype)

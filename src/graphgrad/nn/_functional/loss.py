@@ -14,6 +14,7 @@ import numpy as np
 
 from ..._tensor import Tensor, wrap
 from ...autograd.grad_mode import is_grad_enabled, no_grad
+from ...autograd.graph import OpNode, node_class
 from ...ops.activation import logsigmoid, xlogy
 from ...ops.creation import ones_like
 from ...ops.gather import _gather
@@ -60,6 +61,24 @@ def apply_reduction(loss, reduction):
     if reduction == "sum":
         return loss.sum()
     return loss
+
+
+def titled(loss, name):
+    """``loss`` with its grad_fn shown under the name of torch's fused kernel node (``print(loss)``
+    shows ``grad_fn=<NllLossBackward0>``): only the class of the composite's last node, which
+    this call made, changes; its derivative does not."""
+    fn = loss._fn
+    if isinstance(fn, OpNode):
+        fn.__class__ = node_class(name)
+    return loss
+
+
+def _nll_titled(loss, ndim, reduction):
+    if ndim <= 2:
+        return titled(loss, "NllLossBackward0")
+    if ndim == 4 or reduction != "none":
+        return titled(loss, "NllLoss2DBackward0")
+    return titled(loss, "ViewBackward0")  # torch runs other ranks as 4-d and views back
 
 
 def scalar_name(t) -> str:
@@ -117,7 +136,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{scalar_name(d)}'")
     if weight is not None:
         return _weighted(d.square(), weight, input, reduction)
-    return apply_reduction(d.square(), check_reduction(reduction))
+    return titled(apply_reduction(d.square(), check_reduction(reduction)), "MseLossBackward0")
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -146,7 +165,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         return apply_reduction((input - target).abs(), reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    return apply_reduction(_smooth(input, target, beta), reduction)
+    return titled(apply_reduction(_smooth(input, target, beta), reduction), "SmoothL1LossBackward0")
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -160,7 +179,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     loss = _smooth(input, target, delta) * delta
     if weight is not None:
         return _weighted(loss, weight, input, reduction, mean_over_weight=False)
-    return apply_reduction(loss, reduction)
+    return titled(apply_reduction(loss, reduction), "HuberLossBackward0")
 
 
 # -- nll_loss and cross_entropy ------------------------------------------------------------------
@@ -266,8 +285,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     >>> torch.nn.functional.nll_loss(logp, torch.tensor([0, 1]))
     tensor(0.3000)
     """
-    return _nll(input, target, weight, reduction_of(reduction, size_average, reduce),
-                ignore_index)
+    reduction = reduction_of(reduction, size_average, reduce)
+    return _nll_titled(_nll(input, target, weight, reduction, ignore_index), input.ndim, reduction)
 
 
 def _weight_view(weight, ndim):
@@ -353,7 +372,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if label_smoothing > 0.0:
         return _ce_smoothed(input, target, weight, reduction, ignore_index, label_smoothing)
     cdim = 0 if input._data.ndim == 1 else 1
-    return _nll(log_softmax(input, cdim), target, weight, reduction, ignore_index)
+    loss = _nll(log_softmax(input, cdim), target, weight, reduction, ignore_index)
+    return _nll_titled(loss, input.ndim, reduction)
 
 
 # -- binary cross entropy ------------------------------------------------------------------------
@@ -399,7 +419,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     loss = binary_cross_entropy_elementwise(input, target)
     if weight is not None:
         loss = loss * weight
-    return apply_reduction(loss, reduction)
+    return titled(apply_reduction(loss, reduction), "BinaryCrossEntropyBackward0")
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -420,7 +440,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     loss = (1 - target) * input - log_sig
     if weight is not None:
         loss = loss * weight
-    return apply_reduction(loss, reduction)
+    return titled(apply_reduction(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
 
 
 # -- kl_div --------------------------------------------------------------------------------------

@@ -87,6 +87,9 @@ from .loss import *  # noqa: E402, F403 - the loss classes, listed in loss.__all
 from .loss import __all__ as _loss_all  # noqa: E402
 
 __all__ += _loss_all
+from .loss_extra import CTCLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss  # noqa: E402
+
+__all__ += ["CTCLoss", "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss"]
 from . import batchnorm, distance, dropout, normalization, sparse  # noqa: E402
 from .batchnorm import *  # noqa: E402, F403 - each family lists its layers in __all__
 from .distance import *  # noqa: E402, F403
@@ -100,3 +103,29 @@ from .activation_attention import MultiheadAttention  # noqa: E402
 from .transformer import TransformerEncoder, TransformerEncoderLayer  # noqa: E402
 
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+from .transformer_decoder import *  # noqa: E402, F403 - Transformer and its decoder
+from .transformer_decoder import __all__ as _transformer_decoder_all  # noqa: E402
+
+__all__ += _transformer_decoder_all
+from .embedding_bag import EmbeddingBag  # noqa: E402
+
+__all__ += ["EmbeddingBag"]
+from . import lazy  # noqa: E402
+from .lazy import *  # noqa: E402, F403 - the Lazy* layers, listed in lazy.__all__
+
+__all__ += lazy.__all__
+from . import conv3d, fractional_pool, padding3d, pixelshuffle, pooling3d  # noqa: E402
+from .conv3d import *  # noqa: E402, F403 - the 3-d layers and shuffles, listed in __all__
+from .fractional_pool import *  # noqa: E402, F403
+from .padding3d import *  # noqa: E402, F403
+from .pixelshuffle import *  # noqa: E402, F403
+from .pooling3d import *  # noqa: E402, F403
+
+__all__ += [*conv3d.__all__, *fractional_pool.__all__, *padding3d.__all__,
+            *pixelshuffle.__all__, *pooling3d.__all__]
+from . import adaptive, legacy, sync_batchnorm  # noqa: E402
+from .adaptive import *  # noqa: E402, F403 - AdaptiveLogSoftmaxWithLoss
+from .legacy import *  # noqa: E402, F403 - CrossMapLRN2d, NLLLoss2d, Container
+from .sync_batchnorm import *  # noqa: E402, F403 - SyncBatchNorm
+
+__all__ += [*adaptive.__all__, *legacy.__all__, *sync_batchnorm.__all__]

@@ -16,7 +16,7 @@ from ... import _dtype
 from ..._device import check_device
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, UninitializedBuffer
 from .hooks import RemovableHandle
 
 __all__ = ["Module"]
@@ -274,11 +274,12 @@ class Module:
             modules[name] = value
             return
         buffers = d.get("_buffers")
-        if isinstance(value, Buffer) or (buffers is not None and name in buffers):
+        if (isinstance(value, (Buffer, UninitializedBuffer))
+                or (buffers is not None and name in buffers)):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
                                 "(torch.nn.Buffer, torch.Tensor or None expected)")
-            if isinstance(value, Buffer):
+            if isinstance(value, (Buffer, UninitializedBuffer)):
                 persistent = value.persistent
             else:
                 persistent = name not in self._non_persistent_buffers_set
@@ -700,6 +701,18 @@ class Module:
             self._backward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def register_backward_hook(self, hook) -> RemovableHandle:
+        """Deprecated: ``hook(module, grad_input, grad_output)`` on the output's grad_fn."""
+        from .legacy_hooks import register_backward_hook
+
+        return register_backward_hook(self, hook)
+
+    def to_empty(self, *, device, recurse: bool = True) -> Module:
+        """Parameters and buffers replaced by uninitialised ones on ``device``."""
+        from .legacy_hooks import to_empty
+
+        return to_empty(self, device=device, recurse=recurse)
+
     def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
         """``hook(module, grad_input, grad_output)`` runs when the gradients w.r.t. the module's
         inputs are computed, and may return a replacement ``grad_input``."""
@@ -740,10 +753,11 @@ class Module:
                     if out is not None:
                         args = out if isinstance(out, tuple) else (out,)
             bw_hook = None
-            if self._backward_hooks or self._backward_pre_hooks:
+            full = self._is_full_backward_hook is not False  # False: register_backward_hook
+            if (self._backward_hooks and full) or self._backward_pre_hooks:
                 from .backward_hooks import BackwardHook
 
-                bw_hook = BackwardHook(self, list(self._backward_hooks.values()),
+                bw_hook = BackwardHook(self, list(self._backward_hooks.values()) if full else [],
                                        list(self._backward_pre_hooks.values()))
                 args = bw_hook.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
@@ -762,6 +776,10 @@ class Module:
                                   "Tensor or a tuple of Tensors but received "
                                   f"{type(result)}", stacklevel=2)
                 result = bw_hook.setup_output_hook(result)
+            if self._backward_hooks and not full:
+                from .legacy_hooks import attach_legacy_hooks
+
+                attach_legacy_hooks(self, args, result)
             return result
         except Exception:
             for hook_id, hook in tuple(self._forward_hooks.items()):

@@ -11,8 +11,10 @@ import math
 import numbers
 import warnings
 
+import numpy as np
+
 from ...ops import rnn as _rnn
-from ...ops.creation import empty, zeros
+from ...ops.creation import as_tensor, empty, zeros
 from ...ops.elementwise import sigmoid, tanh
 from ...ops.movement import cat, stack
 from .. import functional as F
@@ -180,8 +182,39 @@ class RNNBase(Module):
             input = input.transpose(0, 1)
         return input, hx, batched
 
-    def _run(self, input, hx, batched):
-        """Runs all layers over ``input`` (T, B, I); returns (output, per-layer final states)."""
+    def _forward_packed(self, packed, hx, n_states):
+        """A ``PackedSequence`` runs padded in sorted order (see Note [Packed recurrences]);
+        ``hx`` comes and the final states go in the caller's order, permuted as torch's."""
+        # Imported here: nn.utils imports the module system, which imports this file.
+        from ..utils.rnn import PackedSequence, _lengths_from_batch_sizes, _pack_data, _pad_data
+
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        if data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+        self._check_input(data)
+        if hx is not None:
+            hx = tuple(hx) if n_states == 2 else (hx,)
+            if sorted_indices is not None:
+                hx = tuple(h.index_select(1, sorted_indices) for h in hx)
+        lengths = _lengths_from_batch_sizes(batch_sizes._data)
+        padded = _pad_data(data, lengths, int(lengths[0]))
+        output, states = self._run(padded, hx, True, lengths)
+        if self.batch_first:  # _run hands batch_first output back; packing wants (T, B, H)
+            output = output.transpose(0, 1)
+        if unsorted_indices is not None:
+            states = tuple(s.index_select(1, unsorted_indices) for s in states)
+        return PackedSequence(_pack_data(output, lengths), batch_sizes, sorted_indices,
+                              unsorted_indices), states
+
+    def _run(self, input, hx, batched, lengths=None):
+        """Runs all layers over ``input`` (T, B, I); returns (output, per-layer final states).
+
+        Note [Packed recurrences]: with ``lengths`` (decreasing, a packed batch padded), the
+        forward direction runs over the padding too (those steps follow every valid one and
+        receive no gradient) and a sequence's final state is taken at its last valid step. The
+        reverse direction runs forward over each sequence reversed within its own length, so
+        it starts at the last valid step from h0; its outputs are reversed back the same way.
+        """
         T, B = input.shape[0], input.shape[1]
         D = 2 if self.bidirectional else 1
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
@@ -198,6 +231,13 @@ class RNNBase(Module):
                                "Expected hidden[1] size {}, got {}")
         h_n, c_n = [], []
         x = input
+        if lengths is not None:
+            cols = np.arange(B)
+            last = (as_tensor(lengths - 1), as_tensor(cols))
+            steps = np.arange(T)[:, None]
+            # flip[t, b]: the step that step t of sequence b's reversal reads (t past its end: t)
+            flip = np.where(steps < lengths, lengths - 1 - steps, steps)
+            flip = (as_tensor(flip), as_tensor(np.broadcast_to(cols, (T, B)).copy()))
         for layer in range(self.num_layers):
             outs = []
             for d in range(D):
@@ -209,19 +249,29 @@ class RNNBase(Module):
                 # One 2-D GEMM for all steps (a 3-D matmul loops over T small ones).
                 gi = F.linear(x.reshape(T * B, -1), w_ih, b_ih).reshape(T, B, -1)
                 rev = d == 1
+                if lengths is not None and rev:
+                    gi = gi[flip]
+                    rev = False
                 if lstm:
                     y = _rnn.lstm_layer(gi, hx[0][k], hx[1][k], w_hh, b_hh, w_hr, rev)
-                    last = y[0] if rev else y[T - 1]
-                    h_n.append(last[:, :real_hidden])
-                    c_n.append(last[:, real_hidden:])
-                    y = y[:, :, :real_hidden]
                 else:
                     if self.mode == "GRU":
                         y = _rnn.gru_layer(gi, hx[0][k], w_hh, b_hh, rev)
                     else:
                         y = _rnn.rnn_layer(gi, hx[0][k], w_hh, b_hh,
                                            "tanh" if self.mode == "RNN_TANH" else "relu", rev)
-                    h_n.append(y[0] if rev else y[T - 1])
+                if lengths is not None:
+                    fin = y[last]
+                    if d == 1:
+                        y = y[flip]
+                else:
+                    fin = y[0] if rev else y[T - 1]
+                if lstm:
+                    h_n.append(fin[:, :real_hidden])
+                    c_n.append(fin[:, real_hidden:])
+                    y = y[:, :, :real_hidden]
+                else:
+                    h_n.append(fin)
                 outs.append(y)
             x = outs[0] if D == 1 else cat(outs, -1)
             if self.dropout > 0 and self.training and layer < self.num_layers - 1:
@@ -261,6 +311,9 @@ class RNN(RNNBase):
         super().__init__(mode, *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if isinstance(input, tuple):  # a PackedSequence
+            output, (h_n,) = self._forward_packed(input, hx, 1)
+            return output, h_n
         input, hx, batched = self._prepare(input, hx, 1)
         output, (h_n,) = self._run(input, hx, batched)
         return output, h_n
@@ -279,6 +332,8 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if isinstance(input, tuple):  # a PackedSequence
+            return self._forward_packed(input, hx, 2)
         input, hx, batched = self._prepare(input, hx, 2)
         output, (h_n, c_n) = self._run(input, hx, batched)
         return output, (h_n, c_n)
@@ -294,6 +349,9 @@ class GRU(RNNBase):
         super().__init__("GRU", *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if isinstance(input, tuple):  # a PackedSequence
+            output, (h_n,) = self._forward_packed(input, hx, 1)
+            return output, h_n
         input, hx, batched = self._prepare(input, hx, 1)
         output, (h_n,) = self._run(input, hx, batched)
         return output, h_n

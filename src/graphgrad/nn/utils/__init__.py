@@ -1,7 +1,34 @@
 """``torch.nn.utils``: gradient clipping and parameter/vector conversion."""
 
-from .clip_grad import clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
+from . import parametrizations, parametrize, prune, rnn, stateless
+from .clip_grad import (
+    clip_grad_norm,
+    clip_grad_norm_,
+    clip_grad_value_,
+    clip_grads_with_norm_,
+    get_total_norm,
+)
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .fusion import (
+    fuse_conv_bn_eval,
+    fuse_conv_bn_weights,
+    fuse_linear_bn_eval,
+    fuse_linear_bn_weights,
+)
+from .init import skip_init
+from .memory_format import (
+    convert_conv2d_weight_memory_format,
+    convert_conv3d_weight_memory_format,
+)
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "parameters_to_vector", "vector_to_parameters"]
+           "parameters_to_vector", "rnn", "vector_to_parameters"]
+__all__ += ["fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+            "fuse_linear_bn_weights"]
+__all__ += ["clip_grad_norm", "convert_conv2d_weight_memory_format",
+            "convert_conv3d_weight_memory_format", "parametrizations", "parametrize",
+            "skip_init", "stateless"]
+__all__ += ["prune"]
+__all__ += ["remove_spectral_norm", "remove_weight_norm", "spectral_norm", "weight_norm"]

@@ -99,14 +99,13 @@ def collate(batch, *, collate_fn_map=None):
         except TypeError:
             return {key: sub(key) for key in elem}
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # namedtuple
-        return elem_type(*(collate(list(s), collate_fn_map=collate_fn_map)
-                           for s in zip(*batch)))
+        return elem_type(*(collate(s, collate_fn_map=collate_fn_map) for s in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         it = iter(batch)
         elem_size = len(next(it))
         if not all(len(e) == elem_size for e in it):
             raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = [list(s) for s in zip(*batch)]
+        transposed = list(zip(*batch))  # tuples: a field of strings comes back as a tuple
         if isinstance(elem, tuple):
             # NOTE: a tuple comes back as a list, as torch does (for backward compatibility).
             return [collate(s, collate_fn_map=collate_fn_map) for s in transposed]

@@ -1,0 +1,11 @@
+"""``graphgrad.testing``: torch.testing's ``assert_close`` and ``make_tensor``.
+
+Comparison rules, default tolerances and error messages follow torch 2.13's.
+"""
+
+from __future__ import annotations
+
+from ._comparison import assert_close
+from ._creation import make_tensor
+
+__all__ = ["assert_close", "make_tensor"]
