@@ -1,8 +1,9 @@
 """dtypes and PyTorch's type-promotion rules.
 
 A `dtype` wraps a NumPy dtype. Promotion follows torch: categories bool < integer < floating
-< complex; dimensioned tensors outrank 0-d tensors, which outrank Python scalars, and a lower-priority
-operand only changes the result when it belongs to a higher category (see Note [Weak operands]).
+< complex; dimensioned tensors outrank 0-d tensors, which outrank Python scalars, and a
+lower-priority operand only changes the result when it belongs to a higher category (see
+Note [Weak operands]).
 """
 
 from __future__ import annotations
