@@ -63,13 +63,19 @@ def test_embedding_and_bilinear_aliases():
 
 
 @pytest.mark.parametrize("mode", [0, 1, 2])
-def test_embedding_bag_alias(mode):
+@pytest.mark.parametrize("extra", ["", "psw", "last", "pad"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_embedding_bag_alias(mode, extra, dtype):
     def prog(m):
-        w = _t(m, (10, 3), rg=True)
+        w = _t(m, (10, 3), rg=True, dtype=getattr(m, dtype))
         i = m.tensor([1, 2, 4, 5, 4, 3, 2, 9])
-        o = m.tensor([0, 4])
-        out = m.embedding_bag(w, i, o, False, mode)
-        return _grads(m, out[0], w), out[1:]
+        o = m.tensor([0, 4, 6, 8] if extra == "last" else [0, 4, 6])
+        psw = _t(m, (8,), 3, dtype=w.dtype) if extra == "psw" and mode == 0 else None
+        out = m.embedding_bag(w, i, o, False, mode, False, psw, extra == "last",
+                              2 if extra == "pad" else None)
+        with m.no_grad():
+            forward_only = m.embedding_bag(w, i, o, False, mode, False, psw, extra == "last")
+        return _grads(m, out[0], w), out[1:], forward_only[1:]
     same(prog)
 
 
@@ -226,7 +232,11 @@ def test_histogramdd():
         c = m.histogramdd(x, bins=[m.tensor([-1.0, 0.0, 2.0]), m.tensor([-3.0, 0.0, 0.5, 3.0])],
                           weight=w)
         d = m.histogramdd(_t(m, (4, 5, 3), 5), bins=2)
-        return ([tuple(r) for r in (a, b, c, d)], type(a).__name__,
+        e = m.histogramdd(x, bins=[m.tensor([-2.0, 0.0, 0.5, 3.0]), m.tensor([-1.0, 1.0])],
+                          density=True, weight=w)
+        f = m.histogramdd(m.zeros(0, 3), bins=3)
+        d = (d, e, f)
+        return ([tuple(r) for r in (a, b, c, *d)], type(a).__name__,
                 [type(e).__name__ for e in a.bin_edges])
     same(prog)
     raises_like(lambda m: m.histogramdd(m.tensor([[1, 2]]), 2), "not implemented for 'Long'")
@@ -349,7 +359,8 @@ def test_storage_aliasing():
                 s.size(), s.nbytes(), s.element_size(), s.data_ptr() == t.data_ptr(),
                 v.untyped_storage().data_ptr() == t.data_ptr(), ts.size(), len(ts),
                 ts.element_size(), ts.dtype, ts.tolist(), vs.size(), str(s.device),
-                ts.data_ptr() == t.data_ptr())
+                ts.data_ptr() == t.data_ptr(), m.is_storage(s), m.is_storage(ts),
+                m.is_storage(t))
     same(prog)
 
 
@@ -375,7 +386,7 @@ def test_resize():
         e = m.arange(4.0).resize_as_(m.ones(2, 2))
         f = m.arange(3.0)
         f.resize_(3)
-        return b is a, a, c, v, d.shape, e, f, m.arange(4.0).resize_(2, 5)[0]
+        return b is a, a, c, v, d.shape, e, f, m.arange(4.0).resize_(2, 5).reshape(-1)[:4]
     same(prog)
     raises_like(lambda m: m.ones(3, requires_grad=True).resize_(2), "require grad")
     raises_like(lambda m: m.ones(3, requires_grad=True).resize_as_(m.ones(2)), "require grad")

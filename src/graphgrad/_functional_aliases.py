@@ -92,26 +92,34 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     idx = indices._data.reshape(-1)
     offs = offsets._data.astype(np.int64)
     n_off = offs.shape[0]
-    if name == "sum" and per_sample_weights is None:
-        empty = np.zeros(0, np.int64)
-        zeros = np.zeros(n_off, np.int64)
-        return out, _const(empty), _const(zeros), _const(zeros.copy())
     ends = np.append(offs[1:], idx.shape[0])
-    bag_size = (ends - offs).astype(np.int64)
-    offset2bag = np.repeat(np.arange(n_off), bag_size).astype(np.int64)
-    if include_last_offset:
-        bag_size = bag_size[:-1]
+    offset2bag = np.repeat(np.arange(n_off), ends - offs).astype(np.int64)
+    n_bags = n_off - 1 if include_last_offset else n_off
+    if name == "sum":
+        # ATen's sum kernel leaves offset2bag empty on its float32 fast path (no padding
+        # index); bag_size and max_indices stay zero, one per offset on the forward-only path
+        # (a weight that does not require grad), one per bag otherwise.
+        if _float32_fast_path(weight) and padding_idx is None:
+            offset2bag = np.zeros(0, np.int64)
+        zeros = np.zeros(n_bags if weight.requires_grad else n_off, np.int64)
+        return out, _const(offset2bag), _const(zeros), _const(zeros.copy())
+    kept = idx != padding_idx if padding_idx is not None else np.ones(idx.shape, bool)
+    bag_size = np.bincount(offset2bag[kept], minlength=n_off)[:n_bags].astype(np.int64)
     if name == "max":
         # For each bag and column, the embedding row that gave the maximum.
         w = weight._data
-        max_idx = np.zeros((bag_size.shape[0], w.shape[1]), np.int64)
-        for b, (s, e) in enumerate(zip(offs[:bag_size.shape[0]], ends)):
-            if e > s:
-                rows = idx[s:e]
+        max_idx = np.zeros((n_bags, w.shape[1]), np.int64)
+        for b in range(n_bags):
+            rows = idx[offs[b]:ends[b]][kept[offs[b]:ends[b]]]
+            if rows.size:
                 max_idx[b] = rows[np.argmax(w[rows], axis=0)]
     else:
         max_idx = bag_size.copy()
     return out, _const(offset2bag), _const(bag_size), _const(max_idx)
+
+
+def _float32_fast_path(weight):
+    return weight._data.dtype == np.float32
 
 
 def _const(a):

@@ -31,8 +31,10 @@ def is_tensor(obj) -> builtins.bool:
 
 
 def is_storage(obj) -> builtins.bool:
-    """Always False: graphgrad has no separate storage objects (a tensor owns a NumPy array)."""
-    return False
+    """Whether ``obj`` is a storage (what ``Tensor.untyped_storage()``/``storage()`` return)."""
+    from ._storage import TypedStorage, UntypedStorage
+
+    return isinstance(obj, (UntypedStorage, TypedStorage))
 
 
 def numel(input) -> builtins.int:  # noqa: A002 - torch's parameter name

@@ -194,6 +194,8 @@ def resize_(self, *sizes, memory_format=None):
         k = min(n, flat.size)
         new[:k] = flat[:k]
         self._data = new.reshape(shape)
+        self._view = None  # new storage: no longer a view, a fresh version counter
+        self._vc = None
     return self
 
 
@@ -214,11 +216,14 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
     _check_leaf(self)
     if source is None:
         self._data = np.zeros(0, dtype=self._data.dtype)
+        self._view = None
+        self._vc = None
     elif isinstance(source, Tensor):
         self._data = source._data
         from ._tensor import version_cell
 
         self._vc = version_cell(source)  # in-place writes to either are seen by both
+        self._view = None
     else:
         if isinstance(source, TypedStorage):
             source = source.untyped()

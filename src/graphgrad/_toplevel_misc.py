@@ -160,7 +160,7 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False, out=None
                 raise RuntimeError(f"torch.histogramdd(): bins must be > 0, but got {b} for "
                                    f"dimension {k}")
             if range is None:
-                lo, hi = (col.min(), col.max()) if col.size else (0.0, 0.0)
+                lo, hi = (col.min(), col.max()) if col.size else (0.0, 1.0)  # torch's
             else:
                 lo, hi = range[2 * k], range[2 * k + 1]
                 if lo > hi:

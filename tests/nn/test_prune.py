@@ -264,3 +264,20 @@ def test_state_dict_loads_into_torch_twin():
     x = data((3, 5), 1)
     np.testing.assert_allclose(tmod(torch.tensor(x)).detach().numpy(),
                                gmod(gg.tensor(x)).detach().numpy(), rtol=1e-6)
+
+
+def test_training_updates_weight_orig_and_deepcopy():
+    def prog(m):
+        import copy
+
+        mod = m.nn.utils.prune.l1_unstructured(_linear(m), "weight", 0.4)
+        opt = m.optim.SGD(mod.parameters(), lr=0.1, momentum=0.9)
+        x = m.tensor(data((6, 5), 8))
+        for _ in range(3):
+            opt.zero_grad()
+            mod(x).pow(2).mean().backward()
+            opt.step()
+        twin = copy.deepcopy(mod)
+        return (mod.weight_orig, mod.weight, mod(x), twin(x), twin.weight_mask,
+                m.nn.utils.prune.is_pruned(twin), [n for n, _ in twin.named_parameters()])
+    same(prog)

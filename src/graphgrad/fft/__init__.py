@@ -44,7 +44,8 @@ def _floating(x: Tensor, name, real_only=False) -> Tensor:
     if x._data.dtype == np.float16:
         raise RuntimeError("Unsupported dtype Half")
     if real_only and kind == "c":
-        raise RuntimeError(f"{name} expects a real input tensor, but got "
+        real = "real-valued" if name == "rfftn" else "real"
+        raise RuntimeError(f"{name} expects a {real} input tensor, but got "
                            f"{_TORCH_NAMES[x._data.dtype.name]}")
     return x
 

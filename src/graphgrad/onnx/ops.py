@@ -89,6 +89,7 @@ def in_dtype(instr, i):
 # The converters register themselves on import.
 from . import (  # noqa: E402,F401
     _conv_bitshift,
+    _conv_complex,
     _conv_ctc,
     _conv_extra,
     _conv_linalg_extra,

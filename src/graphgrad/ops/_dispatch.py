@@ -192,11 +192,9 @@ def _with_scalar(op, arr, scalar):
     float-valued op) lifts an integral tensor to the default float dtype, and an int scalar
     outside an integer tensor's range wraps. Returns (array, scalar operand)."""
     kind = arr.dtype.kind
-    if type(scalar) is complex:
-        if kind != "c" and kind != "f":  # NumPy would widen an int tensor to complex128
-            return arr.astype(_dtype.default_complex().np), scalar
-        return arr, scalar
     if kind != "f" and kind != "c":
+        if type(scalar) is complex:  # NumPy would widen an int tensor to complex128
+            return arr.astype(_dtype.default_complex().np), scalar
         if op.dtype_rule == "float" or type(scalar) is float:
             return arr.astype(_default_float()), scalar
         if kind in "iu" and type(scalar) is int and not _fits(scalar, arr.dtype):
@@ -221,9 +219,9 @@ def unary(op, x, params=None):
         out = _asarray(out)
     if _tracer is not None:
         _tracer.record(op, (x,), (a,), params, out)
-    if (x._rg and _mode.grad_enabled and op.vjp is not None and out.dtype.kind in "fc"
-            and not _mode.inference):
-        if out.dtype.kind == "c" or a.dtype.kind == "c":
+    if (x._rg and _mode.grad_enabled and op.vjp is not None
+            and (kind := out.dtype.kind) in "fc" and not _mode.inference):
+        if kind == "c" or a.dtype.kind == "c":  # See Note [Complex rules]
             op = complex_op(op)
         fn = x._fn
         node = _new_node(op, (fn if fn is not None else x._accumulator(),),
@@ -314,10 +312,11 @@ def binary(op, a, b, params=None):
         _tracer.record(op, (a, b), (da, db), params, out)
     if not _mode.grad_enabled or op.vjp is None or _mode.inference:
         return wrap(out, False, None)
-    if out.dtype.kind != "f":
-        if out.dtype.kind != "c":
+    kind = out.dtype.kind
+    if kind != "f":
+        if kind != "c":
             return wrap(out, False, None)
-        op = complex_op(op)
+        op = complex_op(op)  # See Note [Complex rules]
     ea = eb = None
     if ta:
         if a._rg:
@@ -401,7 +400,7 @@ def apply(op, inputs, params=None):
     if rg:
         if out.dtype.kind == "c" or any(type(a) is _ndarray and a.dtype.kind == "c"
                                         for a in arrays):
-            op = complex_op(op)
+            op = complex_op(op)  # See Note [Complex rules]
         meta = tuple((x._data.shape, x._data.dtype) if isinstance(x, Tensor) else None
                      for x in inputs)
         result = _record(op, inputs, meta, out, params, aux)

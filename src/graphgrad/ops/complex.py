@@ -41,11 +41,9 @@ def _imag_fwd(xp, z):
 
 
 def _view_as_real_fwd(xp, z):
-    real = np.float32 if z.dtype == np.complex64 else np.float64
-    if z.ndim == 0:
-        z = z.reshape(1)
-        return z.view(real)
-    return z.view(real).reshape(z.shape + (2,))
+    # Any strides work (torch doubles them): the real part's view plus a (real, imag) axis.
+    re = z.real
+    return np.lib.stride_tricks.as_strided(re, z.shape + (2,), z.strides + (re.itemsize,))
 
 
 def _view_as_complex_fwd(xp, x):
@@ -266,9 +264,35 @@ def _native_twin(op, vjp):
     _dispatch._COMPLEX_OPS[op] = twin
 
 
+def _sgn_complex_vjp(ns, g, z):
+    # torch's sgn_backward: (g - sgn * Re(g * conj(sgn))) / |z|, and 0 at 0.
+    zero = ns.const(ns.raw(z) == 0)
+    mag = ns.where(zero, 1, ns.abs(z))
+    sgn = z / mag
+    return ns.where(zero, 0, (g - sgn * _part(ns, g * ns.conj(sgn), "real")) / mag)
+
+
 _native_twin(OPS["abs"], _abs_complex_vjp)
+_native_twin(OPS["sgn"], _sgn_complex_vjp)
+_dispatch._COMPLEX_OPS[OPS["sgn"]].save = (0,)  # the real rule saves nothing
+_dispatch._COMPLEX_OPS[OPS["sgn"]].frees = True
 RAW.conj = staticmethod(np.conj)
 DIFF.conj = staticmethod(conj_physical)
+
+
+# -- forwards written for real values ---------------------------------------------------------
+def _complex_forward(op_name, fn):
+    """Routes complex inputs of a real-only forward to ``fn`` (the rule stays holomorphic)."""
+    op = OPS[op_name]
+    forward = op.forward
+
+    def routed(xp, x, **kw):
+        return fn(x) if x.dtype.kind == "c" else forward(xp, x, **kw)
+
+    op.forward = routed
+
+
+_complex_forward("sigmoid", lambda z: 1 / (1 + np.exp(-z)))
 
 
 # -- ops torch refuses on complex values ------------------------------------------------------
@@ -299,6 +323,10 @@ for _name_ in ("clamp", "relu"):
 for _name_ in ("floor", "ceil", "trunc"):
     _refuse(_name_, lambda dt, n=_name_: NotImplementedError(
         f"{n} is not supported for complex inputs"))
+_refuse("logit", lambda dt: NotImplementedError(
+    f"\"logit_cpu\" not implemented for '{_name(dt)}'"))
+_refuse("round", lambda dt: NotImplementedError(
+    f"\"round_vml_cpu\" not implemented for '{_name(dt)}'"))
 _refuse("sign", lambda dt: NotImplementedError(
     "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
     "torch.sgn instead."))

@@ -597,7 +597,8 @@ def _reflect(op):
 
 def _eq_operator(op):
     def method(self, other):
-        if other is None or not isinstance(other, (Tensor, int, float, bool, np.generic)):
+        if other is None or not isinstance(other, (Tensor, int, float, complex, bool,
+                                                   np.generic)):
             return op is NE
         return binary(op, self, other)
     return method

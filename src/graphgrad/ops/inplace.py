@@ -21,11 +21,12 @@ from ._dispatch import _scalar, apply, unary
 from ._opdef import defop
 from .views import check_inplace_view, rebase
 
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
 
 _TORCH_NAME = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
                "uint8": "Byte", "bool": "Bool", "float32": "Float", "float64": "Double",
-               "float16": "Half"}
+               "float16": "Half", "complex64": "ComplexFloat",
+               "complex128": "ComplexDouble"}
 
 
 def _check_target(self, name, recording):

@@ -353,7 +353,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None
 
 _TORCH_SCALAR_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
                        "uint8": "Byte", "bool": "Bool", "float32": "Float", "float64": "Double",
-                       "float16": "Half"}
+                       "float16": "Half", "complex64": "ComplexFloat",
+                       "complex128": "ComplexDouble"}
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):

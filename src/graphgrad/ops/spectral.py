@@ -85,7 +85,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
     """Short-time Fourier transform: (n_fft // 2 + 1 or n_fft, n_frames) per signal.
 
     >>> import graphgrad as torch
-    >>> torch.stft(torch.ones(8), 4, return_complex=True).shape
+    >>> torch.stft(torch.ones(8), 4, window=torch.hann_window(4), return_complex=True).shape
     torch.Size([3, 9])
     """
     from ..fft import fft, rfft

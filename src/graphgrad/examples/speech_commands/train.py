@@ -7,6 +7,7 @@ are printed as they come, above the progress bars.
 
 from __future__ import annotations
 
+import gc
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -132,6 +133,10 @@ def train_stage(model, optimizer, train_clips: data.Clips, val: tuple, *, name: 
     ``batch_loss`` and ``batch_memory`` (this rank's)."""
     history = History(name, leak)
     rank, world = rank_and_world()
+    # The previous stage's DistributedDataParallel wrapper is cyclic garbage holding gradient
+    # arrays; collect it now, so that Python's collector running mid-epoch does not show up as
+    # a drop in this stage's "memory per batch".
+    gc.collect()
     progress = progress and rank == 0
     # gradient_as_bucket_view: the same gradient buckets every step (docs/distributed.md).
     net = model if world == 1 else DistributedDataParallel(model, gradient_as_bucket_view=True)
