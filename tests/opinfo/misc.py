@@ -600,8 +600,11 @@ def misc_ops() -> list[OpInfo]:
                       supports_grad=False, mixed=isin_mixed, errors=_isin_errors))
     ops.append(OpInfo("isin.scalar_elements", isin_scalar_elements, _isin_scalar_samples,
                       dtypes=FLOAT_INT, supports_grad=False))
+    # Two independent estimates, each with a standard error up to 0.007 (5000 rows without
+    # replacement): their difference stays within 0.05 (5 standard errors) but for ~1e-6 of runs.
+    # 0.03 (3 of them) failed about one CI run in a few hundred tests' worth of draws.
     ops.append(OpInfo("multinomial.frequencies", multinomial_frequencies, multinomial_samples,
-                      supports_grad=False, tol={F64: (0.0, 0.03)}))
+                      supports_grad=False, tol={F64: (0.0, 0.05)}))
     ops.append(OpInfo("multinomial", multinomial_exact(False), multinomial_exact_samples,
                       supports_grad=False, errors=_multinomial_errors))
     ops.append(OpInfo("Tensor.multinomial", multinomial_exact(True), multinomial_exact_samples,
