@@ -22,6 +22,15 @@ from .diagnostics import ledger as ledger_module
 __all__ = ["Tensor", "Size", "wrap"]
 
 
+# torch's names for a dtype in the grad setter's error: C++ type names, then ScalarType names
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+              "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half",
+                 "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
 class Size(tuple):
     """A tensor's shape, printed as torch prints it: ``torch.Size([2, 3])``."""
 
@@ -171,6 +180,9 @@ class Tensor:
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return self
+        if requires_grad and self._data.dtype.kind not in "fc":
+            # torch words the method's error differently from the setter's
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._set_requires_grad(bool(requires_grad))
         return self
 
@@ -196,11 +208,17 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad "
                                 f"of type {type(value).__name__}")
+            if value._data.dtype != self._data.dtype:  # torch checks the dtype first
+                have, want = value._data.dtype.name, self._data.dtype.name
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_CPP_NAMES.get(have, have)}' "
+                    f"to a tensor with grad_dtype '{_SCALAR_NAMES.get(want, want)}'. The gradient "
+                    "must match the tensor's grad_dtype (defaults to the tensor's dtype)")
             if value._data.shape != self._data.shape:
-                raise RuntimeError(f"assigned grad has data of a different size: "
-                                   f"{list(value._data.shape)} vs {list(self._data.shape)}")
-            if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(f"attempting to assign a gradient of size "
+                                   f"'{list(value._data.shape)}' to a tensor of size "
+                                   f"'{list(self._data.shape)}'. Please ensure that the gradient "
+                                   "and the tensor are the same size")
         self._grad = value
 
     @property
@@ -254,9 +272,12 @@ class Tensor:
         """A tensor sharing this one's data (and version counter), outside the graph."""
         t = wrap(self._data, False, None)
         t._vc = version_cell(self)
+        t._inf = self._inf  # shares storage: an inference tensor iff this one is
         return t
 
     def detach_(self) -> Tensor:
+        if self._view is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self.grad_fn = None
         self._rg = False
         return self

@@ -15,7 +15,9 @@ import os
 import numpy as np
 
 from ._device import device as _device_cls
-from ._tensor import Tensor, wrap
+from ._dtype import _by_name as _dtype_by_name
+from ._dtype import dtype as _dtype_cls
+from ._tensor import Size, Tensor, wrap
 
 __all__ = ["save", "load", "SerializationError"]
 
@@ -32,7 +34,10 @@ __all__ = ["save", "load", "SerializationError"]
 #     list, a tensor is {"tensor": name} (+ "requires_grad", "parameter"), a NumPy array
 #     {"ndarray": name}, a NumPy scalar {"npscalar": name}; None/bool/int/float/str are JSON
 #     values (NaN and infinities included). Tuples come back as tuples and lists as lists (as
-#     torch.load gives them), an OrderedDict as an OrderedDict, other dict subclasses as dicts.
+#     torch.load gives them), an OrderedDict as an OrderedDict (with a state dict's
+#     ``_metadata``), other dict subclasses as dicts. torch.Size, dtype and device, set,
+#     frozenset and bytes (what torch's weights-only unpickler allows) are {"size": [...]},
+#     {"dtype": name}, {"device": str}, {"set": [...], "frozen"?: true}, {"bytes": latin-1}.
 #   * The same tensor object reached twice is stored once and comes back as one object; distinct
 #     tensors that share memory (views) are stored as separate copies.
 #   * A safetensors file without our structure loads as a ``{name: Tensor}`` dict.
@@ -140,6 +145,19 @@ class _Encoder:
             return {"npscalar": self._array(obj, np.asarray(obj), path)}
         if isinstance(obj, (int, float)):
             return obj
+        if isinstance(obj, Size):  # a tuple, but torch.load gives a torch.Size back
+            return {"size": [int(v) for v in obj]}
+        if isinstance(obj, _dtype_cls):
+            return {"dtype": str(obj).removeprefix("torch.")}
+        if isinstance(obj, _device_cls):
+            return {"device": str(obj)}
+        if isinstance(obj, bytes):
+            return {"bytes": obj.decode("latin-1")}
+        if isinstance(obj, (set, frozenset)):
+            node = {"set": [self._node(v, [*path, str(i)]) for i, v in enumerate(obj)]}
+            if isinstance(obj, frozenset):
+                node["frozen"] = True
+            return node
         if isinstance(obj, (dict, list, tuple)):
             if id(obj) in self.active:
                 raise ValueError("graphgrad.save cannot store a self-referencing structure "
@@ -166,6 +184,10 @@ class _Encoder:
             node = {"dict": items}
             if isinstance(obj, collections.OrderedDict):
                 node["ordered"] = True
+                # a state dict's per-module versions, which _load_from_state_dict reads
+                meta = getattr(obj, "_metadata", None)
+                if isinstance(meta, dict):
+                    node["metadata"] = self._node(meta, [*path, "_metadata"])
             return node
         items = [self._node(v, [*path, str(i)]) for i, v in enumerate(obj)]
         return {"tuple": items} if isinstance(obj, tuple) else items
@@ -367,9 +389,24 @@ class _Decoder:
             return n
         if "dict" in n:
             items = ((self._key(k), self.node(v)) for k, v in n["dict"])
-            return collections.OrderedDict(items) if n.get("ordered") else dict(items)
+            if not n.get("ordered"):
+                return dict(items)
+            od = collections.OrderedDict(items)
+            if "metadata" in n:
+                od._metadata = self.node(n["metadata"])
+            return od
         if "tuple" in n:
             return tuple(self.node(x) for x in n["tuple"])
+        if "size" in n:
+            return Size(n["size"])
+        if "dtype" in n:
+            return _dtype_by_name(n["dtype"])
+        if "device" in n:
+            return _device_cls(n["device"])
+        if "bytes" in n:
+            return n["bytes"].encode("latin-1")
+        if "set" in n:
+            return (frozenset if n.get("frozen") else set)(self._key(x) for x in n["set"])
         for kind in ("tensor", "ndarray", "npscalar"):
             if kind in n:
                 return self._leaf(kind, n)

@@ -51,7 +51,7 @@ def test_relu_on_saved_activation():
     # torch's wording first, then the node, both versions and the line that changed the value
     assert msg.startswith("one of the variables needed for gradient computation has been "
                           "modified by an inplace operation: [torch.FloatTensor [1, 3]], which "
-                          "is output 0 of SigmoidBackward0, is at version 1; expected version 0")
+                          "is output 0 of Sigmoid, is at version 1; expected version 0")
     assert "saved by: SigmoidBackward0" in msg
     assert "changed at: test_diagnostics.py:" in msg and "h.relu_()" in msg
     assert "(version 0 -> 1)" in msg

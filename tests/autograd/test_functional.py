@@ -509,11 +509,8 @@ def test_forward_mode_with_create_graph():
 
 
 @pytest.mark.parametrize("name", ["jacobian", "hessian"])
-def test_forward_mode_is_not_implemented(name):
-    """torch computes these with forward-mode AD, which graphgrad lacks: a clear error instead."""
-    import graphgrad as gg
-
+def test_forward_mode_gives_the_same_result(name):
+    """torch computes these with forward-mode AD; graphgrad's reverse-mode loop matches it."""
     key = "strategy" if name == "jacobian" else "outer_jacobian_strategy"
-    fn = getattr(gg.autograd.functional, name)
-    with pytest.raises(NotImplementedError, match='strategy="forward-mode" is not supported'):
-        fn(_cube, _x(gg), vectorize=True, **{key: "forward-mode"})
+    same(lambda m: getattr(m.autograd.functional, name)(
+        _cube, _x(m), vectorize=True, **{key: "forward-mode"}))

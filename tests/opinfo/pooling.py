@@ -1,6 +1,6 @@
 """OpInfos for pooling and resampling: max_pool1d/2d (with indices), avg_pool1d/2d,
 adaptive_avg_pool1d/2d, adaptive_max_pool1d/2d and interpolate (nearest, nearest-exact,
-linear, bilinear with and without align_corners, area), as ``torch.nn.functional``.
+linear, bilinear and bicubic with and without align_corners, area), as ``torch.nn.functional``.
 """
 
 from __future__ import annotations
@@ -91,6 +91,14 @@ def interpolate_samples(dtype, rng):
     yield SampleInput(a(1, 2, 4, 5), kwargs=dict(scale_factor=(1.5, 0.6), mode="bilinear",
                                                  align_corners=True), name="bilinear_corners")
     yield SampleInput(a(2, 2, 5), kwargs=dict(size=8, mode="linear"), name="linear")
+    yield SampleInput(a(1, 2, 4, 5), kwargs=dict(scale_factor=1.7, mode="bicubic"),
+                      name="bicubic")
+    yield SampleInput(a(1, 2, 5, 4), kwargs=dict(size=(3, 6), mode="bicubic",
+                                                 align_corners=True), name="bicubic_corners")
+    yield SampleInput(a(1, 2, 7, 6), kwargs=dict(scale_factor=0.4, mode="bilinear",
+                                                 antialias=True), name="bilinear_aa")
+    yield SampleInput(a(1, 2, 6, 7), kwargs=dict(size=(3, 9), mode="bicubic", antialias=True),
+                      name="bicubic_aa")
     yield SampleInput(a(1, 2, 6), kwargs=dict(scale_factor=0.5, mode="linear",
                                               align_corners=True), name="linear_down")
     yield SampleInput(a(1, 2, 5), kwargs=dict(size=7, mode="nearest-exact"),
@@ -133,6 +141,8 @@ def _interpolate_errors():
                      "linear_4d")
     yield ErrorInput(SampleInput(x.astype(np.int64), kwargs=dict(size=4, mode="bilinear")),
                      NotImplementedError, "int_bilinear")
+    yield ErrorInput(SampleInput(x, kwargs=dict(size=2, antialias=True)), ValueError,
+                     "antialias_nearest")
 
 
 def _no_indices(samples):

@@ -5,6 +5,7 @@ NaN. Each names the node, the shapes and the user's lines that matter, then a fi
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -67,7 +68,8 @@ def modified_error(node, i, cell, expected, entry=None) -> SavedTensorModifiedEr
     array, owner, label = entry
     what = _describe(array) if array is not None else "a saved tensor"
     if owner is not None:
-        what += f", which is output 0 of {_name(owner)},"
+        # torch 2.13 names the producing op without the "Backward0" suffix ("of Sigmoid,")
+        what += f", which is output 0 of {re.sub(r'Backward[0-9]*$', '', _name(owner))},"
     summary = ("one of the variables needed for gradient computation has been modified by an "
                f"inplace operation: {what} is at version {cell[0]}; expected version "
                f"{expected} instead.")

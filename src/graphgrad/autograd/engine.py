@@ -38,6 +38,8 @@ def _as_tuple(x):
 def _root_grads(tensors, grad_tensors, create_graph):
     """The (node, gradient) pairs backward starts from, checked as torch checks them."""
     roots, user_arrays = [], set()
+    if grad_tensors is not None and len(grad_tensors) < len(tensors):  # torch allows extras
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grad_tensors)} gradients")
     for i, t in enumerate(tensors):
         if isinstance(t, GradientEdge):  # an output given as a graph edge needs its gradient
             g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
@@ -533,7 +535,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     (tensor(6.),)
     """
     if is_grads_batched:
-        raise NotImplementedError("graphgrad.autograd.grad: is_grads_batched is not supported")
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     if allow_unused is None:
         allow_unused = materialize_grads
     if materialize_grads and not allow_unused:
@@ -563,17 +566,18 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t, g in zip(inputs, captured):
         if isinstance(t, GradientEdge):
             if g is None and not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the "
-                                   "desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {len(results)} appears "
+                                   "to not have been used in the graph. Set allow_unused=True if "
+                                   "this is the desired behavior.")
             results.append(g if g is None or isinstance(g, Tensor)
                            else wrap(run.own(np.asarray(g)), False, None))
             continue
         if g is None:
             if not allow_unused:
                 raise AutogradError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior.",
+                    f"The differentiated Tensor at index {len(results)} appears to not have "
+                    "been used in the graph. Set allow_unused=True if this is the desired "
+                    "behavior.",
                     shapes=[list(t._data.shape)],
                     fix=f"input {len(results)} does not reach the outputs (was it replaced, "
                         "detached, or used only under no_grad?); pass allow_unused=True to get "
@@ -585,6 +589,25 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         else:
             results.append(wrap(run.own(np.asarray(g, dtype=t._data.dtype)), False, None))
     return tuple(results)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    # is_grads_batched: the leading dim of every grad_output is a batch of vectors; one
+    # backward per row (PyTorch vmaps it; the results are the same), stacked per input
+    from graphgrad import stack
+
+    gos = _as_tuple(grad_outputs)
+    if not gos or any(g is None for g in gos):
+        raise RuntimeError("If `is_grads_batched=True`, we interpret the first dimension of "
+                           "each grad_output as the batch dimension.")
+    n = gos[0].shape[0]
+    if retain_graph is None:
+        retain_graph = create_graph
+    rows = [grad(outputs, inputs, [g[i] for g in gos], retain_graph=retain_graph or i < n - 1,
+                 create_graph=create_graph, allow_unused=allow_unused,
+                 materialize_grads=materialize_grads) for i in range(n)]
+    return tuple(None if col[0] is None else stack(col) for col in zip(*rows))
 
 
 def call_node(node, grads):

@@ -240,8 +240,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
     Entry ``[i][j]`` (for tuples of outputs and inputs) has shape
     ``outputs[i].shape + inputs[j].shape``. ``vectorize=True`` gives the same result from the same
-    loop (graphgrad has no batched backward); ``strategy="forward-mode"`` raises
-    NotImplementedError, as graphgrad has no forward-mode AD.
+    loop (graphgrad has no batched backward); so does ``strategy="forward-mode"`` (with
+    ``vectorize=True``, as torch requires), as graphgrad has no forward-mode AD.
 
     >>> import graphgrad as torch
     >>> x = torch.tensor([1.0, 2.0])
@@ -265,11 +265,9 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         if strategy == "forward-mode":
             if not vectorize:
                 raise NotImplementedError(
-                    "Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
-                    "implemented for `vectorize=True`.")
-            raise NotImplementedError(
-                'graphgrad.autograd.functional.jacobian: strategy="forward-mode" is not '
-                'supported, graphgrad has no forward-mode AD; use strategy="reverse-mode".')
+                    "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                    "only implemented for `vectorize=True`.")  # torch's wording, missing space
+            # no forward-mode AD here: the reverse-mode loop below gives the same Jacobian
         inputs = _fresh(inputs, create_graph, need_graph=True)
         outputs_tuple, outputs = _as_tensors(func(*inputs), _OUTPUTS, "jacobian")
         _check_outputs(outputs, strict)

@@ -47,7 +47,9 @@ class Node:
                  "_site", "__weakref__")
 
     def name(self) -> str:
-        return type(self).__name__
+        n = type(self).__name__
+        # torch's hand-written C++ nodes carry their namespace in name(), generated ones do not
+        return "torch::autograd::" + n if n in ("AccumulateGrad", "CopySlices") else n
 
     @property
     def next_functions(self) -> tuple:

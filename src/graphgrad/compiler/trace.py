@@ -25,8 +25,9 @@ SHAPE_ONLY_PARAMS: set = {
     "adaptive_avg_pool3d", "adaptive_avg_pool3d_backward",
     *(f"upsample_{m}{k}d{b}" for m in ("nearest", "nearest_exact") for k in (1, 2, 3)
       for b in ("", "_backward")),
-    *(f"upsample_{m}{b}" for m in ("linear1d", "bilinear2d", "trilinear3d")
+    *(f"upsample_{m}{b}" for m in ("linear1d", "bilinear2d", "trilinear3d", "bicubic2d")
       for b in ("", "_backward")),
+    *(f"_upsample_{m}2d_aa{b}" for m in ("bilinear", "bicubic") for b in ("", "_backward")),
 }
 
 

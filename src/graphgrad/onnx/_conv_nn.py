@@ -209,7 +209,8 @@ def _adaptive_max(b, instr):
 
 _TAPS = ["adaptive_avg_pool2d"] + [f"upsample_{m}{d}d" for m in ("nearest", "nearest_exact")
                                    for d in (1, 2, 3)] + [
-    "upsample_linear1d", "upsample_bilinear2d", "upsample_trilinear3d"]
+    "upsample_linear1d", "upsample_bilinear2d", "upsample_trilinear3d", "upsample_bicubic2d",
+    "_upsample_bilinear2d_aa", "_upsample_bicubic2d_aa"]
 
 
 @register(_TAPS, "Gather+Mul+Add (Note [Taps])")

@@ -53,5 +53,6 @@ for _name in ("index_put_backward", "index_backward", "pad_backward", "convoluti
               "upsample_nearest3d_backward", "upsample_nearest_exact1d_backward",
               "upsample_nearest_exact2d_backward", "upsample_nearest_exact3d_backward",
               "upsample_linear1d_backward", "upsample_bilinear2d_backward",
-              "upsample_trilinear3d_backward"):
+              "upsample_trilinear3d_backward", "upsample_bicubic2d_backward",
+              "_upsample_bilinear2d_aa_backward", "_upsample_bicubic2d_aa_backward"):
     REASONS[_name] = _BACKWARD

@@ -258,6 +258,8 @@ def _track_view(op, params, x, result, creation):
     """Note [Views]: a view shares its input's storage and version cell, and remembers its base
     and the chain of view ops from it, so that in-place changes can rebase histories."""
     cell = result._vc = version_cell(x)
+    # a view is an inference tensor iff its base is, whatever the mode it was made in
+    result._inf = x._inf
     info = x._view
     if info is None:
         result._view = [x, ((op, params),), creation, cell[0]]

@@ -66,7 +66,8 @@ def _int_pow(xp, x, p):
     if p == -1 and x.dtype.kind == "f":
         return 1.0 / x
     if isinstance(p, int) and p < 0 and x.dtype.kind in "iub":
-        raise ValueError("Integers to negative integer powers are not allowed.")
+        # RuntimeError, not ValueError: the dispatcher would prefix the op name to a ValueError
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     return xp.power(x, p)
 
 

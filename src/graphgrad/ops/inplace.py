@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor, bump_version, wrap
+from .._tensor import _CPP_NAMES, Tensor, bump_version, wrap
 from ..autograd.errors import AutogradError
 from ..autograd.grad_mode import state as _mode
 from . import _dispatch
@@ -58,13 +58,15 @@ def _recording(self, *others) -> bool:
 _bump = bump_version
 
 
-def _write(self, result: Tensor, name: str, any_cast: bool = False) -> Tensor:
+def _write(self, result: Tensor, name: str, any_cast: bool = False,
+           cpp_names: bool = False) -> Tensor:
     """Stores ``result`` into ``self`` in place (torch's casting rule unless ``any_cast``) and
-    moves the history."""
+    moves the history. ``cpp_names``: torch's cast error names the target's C++ type."""
     src, dst = result._data, self._data
     if not any_cast and _CATEGORY[src.dtype.kind] > _CATEGORY[dst.dtype.kind]:
+        want = (_CPP_NAMES if cpp_names else _TORCH_NAME)[dst.dtype.name]
         raise RuntimeError(f"result type {_TORCH_NAME[src.dtype.name]} can't be cast to the "
-                           f"desired output type {_TORCH_NAME[dst.dtype.name]}")
+                           f"desired output type {want}")
     if src.shape != dst.shape:
         try:
             np.broadcast_to(src, dst.shape)
@@ -72,9 +74,10 @@ def _write(self, result: Tensor, name: str, any_cast: bool = False) -> Tensor:
             raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the "
                                f"broadcast shape {list(src.shape)} (in {name})") from None
     if not dst.flags.writeable:
-        raise RuntimeError(f"{name}: unsupported operation: the tensor's memory is a broadcast "
-                           "view (made by expand) and cannot be written. Please clone() it "
-                           "first.")
+        # torch's wording; the tensor's memory is a broadcast view (made by expand)
+        raise RuntimeError("unsupported operation: more than one element of the written-to "
+                           "tensor refers to a single memory location. Please clone() the "
+                           f"tensor before performing the operation. (in {name})")
     if _dispatch._tracer is not None:  # graphgrad.compile records the write
         _dispatch._tracer.write(self, src)
     np.copyto(dst, src, casting="unsafe")
@@ -99,11 +102,15 @@ def _old_value(self, needs_copy: bool) -> Tensor:
 
 
 def _make_inplace(name, fn, saves_self):
+    # torch's clamp_ with Python-number bounds words its cast error with C++ type names
+    clamps = name in ("clamp_", "clip_", "clamp_min_", "clamp_max_")
+
     def method(self, *args, **kwargs):
         recording = _recording(self, *args, *kwargs.values())
         _check_target(self, name, recording)
         src = _old_value(self, saves_self and recording)
-        return _write(self, fn(src, *args, **kwargs), name)
+        return _write(self, fn(src, *args, **kwargs), name, cpp_names=clamps and not any(
+            isinstance(a, Tensor) for a in (*args, *kwargs.values())))
     method.__name__ = name
     method.__doc__ = f"In-place ``{name[:-1]}``: writes the result into this tensor."
     return method

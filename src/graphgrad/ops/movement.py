@@ -233,7 +233,21 @@ def expand_as(input, other):
 
 
 def broadcast_shapes(*shapes):
-    return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+    from .._tensor import Size
+
+    shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    result = [1] * max((len(s) for s in shapes), default=0)
+    for k, shape in enumerate(shapes):  # torch's loop, for its RuntimeError wording
+        for i in range(-1, -1 - len(shape), -1):
+            if shape[i] == 1 or shape[i] == result[i]:
+                continue
+            if result[i] != 1:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {shape[i]} at {i}! "
+                    f"Mismatching argument at index {k} had {shape}; but expected shape should "
+                    f"be broadcastable to {result}")
+            result[i] = shape[i]
+    return Size(result)
 
 
 def _repeat_vjp(ns, g, reps, in_shape):

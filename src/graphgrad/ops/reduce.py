@@ -452,9 +452,7 @@ def _var_like(op, input, dim, unbiased, keepdim, correction):
     if isinstance(dim, bool):  # var(x, False): the positional unbiased flag
         dim, unbiased = None, dim
     if input._data.dtype.kind != "f":
-        raise RuntimeError(f"{op.name}(): could not infer output dtype. Input dtype must be "
-                           "either a floating point or complex dtype. Got: "
-                           f"{_TORCH_SCALAR_NAMES[input._data.dtype.name]}")
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     x = input._data
     return unary(op, input, {"axes": dims_arg(dim, x.ndim), "keepdim": keepdim,
                              "correction": _correction(unbiased, correction), "shape": x.shape})

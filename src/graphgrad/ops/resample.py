@@ -1,5 +1,5 @@
 """Resampling along spatial dims: adaptive average pooling and interpolate (nearest,
-nearest-exact, linear, bilinear, trilinear, area).
+nearest-exact, linear, bilinear, bicubic, trilinear, area).
 
 See Note [Taps]: each is a separable gather-multiply-add whose transpose has the same form, so
 one forward serves an op, its backward and every higher derivative.
@@ -90,6 +90,9 @@ RESAMPLE = {
         "linear1": ("upsample_linear1d", "UpsampleLinear1DBackward0"),
         "bilinear2": ("upsample_bilinear2d", "UpsampleBilinear2DBackward0"),
         "trilinear3": ("upsample_trilinear3d", "UpsampleTrilinear3DBackward0"),
+        "bicubic2": ("upsample_bicubic2d", "UpsampleBicubic2DBackward0"),
+        "bilinear2aa": ("_upsample_bilinear2d_aa", "UpsampleBilinear2DAaBackward0"),
+        "bicubic2aa": ("_upsample_bicubic2d_aa", "UpsampleBicubic2DAaBackward0"),
     }.items()
 }
 
@@ -136,7 +139,7 @@ def adaptive_avg_pool1d(input, output_size):
 
 # -- interpolate -----------------------------------------------------------------------------
 
-_MODE_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3}
+_MODE_DIMS = {"linear": 1, "bilinear": 2, "trilinear": 3, "bicubic": 2}
 
 
 def _interp_taps(mode, n_in, n_out, scale, align_corners, dtype):
@@ -154,11 +157,61 @@ def _interp_taps(mode, n_in, n_out, scale, align_corners, dtype):
         src = o.astype(acc) * s
     else:
         s = acc(n_in / n_out if scale is None else 1.0 / scale)
-        src = np.maximum((o.astype(acc) + acc(0.5)) * s - acc(0.5), acc(0))
+        src = (o.astype(acc) + acc(0.5)) * s - acc(0.5)
+        if mode == "bicubic":
+            return _cubic_taps(src, n_in)
+        src = np.maximum(src, acc(0))
+    if mode == "bicubic":
+        return _cubic_taps(src, n_in)
     i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
     i1 = np.minimum(i0 + 1, n_in - 1)
     lam = (src - i0).astype(np.float64)
     return np.stack([i0, i1], 1), np.stack([1.0 - lam, lam], 1)
+
+
+def _cubic_taps(src, n_in):
+    # torch's upsample_bicubic2d: Keys' cubic convolution (A = -0.75) over the 4 inputs around
+    # floor(src), indices clamped to the border; src is not clamped at 0 as linear's is.
+    i0 = np.floor(src)
+    t = (src - i0).astype(np.float64)
+    a = -0.75
+
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    idx = np.clip(i0.astype(np.int64)[:, None] + np.arange(-1, 3), 0, n_in - 1)
+    return idx, np.stack([far(t + 1), near(t), near(1 - t), far(2 - t)], 1)
+
+
+def _aa_taps(mode, n_in, n_out, scale, align_corners):
+    # torch's _upsample_{bilinear,bicubic}2d_aa (PIL's filters): a triangle or a cubic (A = -0.5)
+    # stretched by the scale when shrinking, over the inputs in its support, weights normalised.
+    if align_corners:
+        s = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        s = n_in / n_out if scale is None or scale <= 0 else 1.0 / scale
+    half = 1.0 if mode == "bilinear" else 2.0
+    support = half * s if s >= 1.0 else half
+    inv = 1.0 / s if s >= 1.0 else 1.0
+    center = s * (np.arange(n_out) + 0.5)
+    lo = np.maximum(np.trunc(center - support + 0.5).astype(np.int64), 0)
+    hi = np.minimum(np.trunc(center + support + 0.5).astype(np.int64), n_in)
+    width = max(1, int((hi - lo).max()) if n_out else 1)
+    j = lo[:, None] + np.arange(width)
+    x = np.abs((j - center[:, None] + 0.5) * inv)
+    if mode == "bilinear":
+        w = np.maximum(1.0 - x, 0.0)
+    else:
+        a = -0.5
+        w = np.where(x < 1.0, ((a + 2) * x - (a + 3)) * x * x + 1,
+                     np.where(x < 2.0, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, 0.0))
+    w = np.where(j < hi[:, None], w, 0.0)
+    total = w.sum(1, keepdims=True)
+    w = np.divide(w, total, out=np.zeros_like(w), where=total != 0)
+    return np.minimum(j, n_in - 1), w
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -182,9 +235,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if (size is None) == (scale_factor is None):
         raise ValueError("only one of size or scale_factor should be defined" if size is not None
                          else "either size or scale_factor should be defined")
-    if mode == "bicubic" or antialias:
-        raise NotImplementedError(f"interpolate(mode={mode!r}, antialias={antialias}) is not "
-                                  "implemented in graphgrad yet")
+    if antialias and not (mode in ("bilinear", "bicubic") and input._data.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
     ndim = input._data.ndim
     d = ndim - 2
     if d not in (1, 2, 3):
@@ -213,6 +266,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         return adaptive_avg_pool3d(input, n_out)
     if mode not in ("nearest", "nearest-exact"):
         _float_only(f"upsample_{mode}{d}d_channels_last", input)
+    if antialias:
+        return _resample(f"{mode}2aa", input, tuple(
+            _aa_taps(mode, n, o, sc, bool(align_corners)) for n, o, sc in zip(n_in, n_out, scales)))
     taps = tuple(_interp_taps(mode, n, o, s, bool(align_corners), input._data.dtype)
                  for n, o, s in zip(n_in, n_out, scales))
     key = f"{mode}{d}" if mode not in ("linear", "bilinear", "trilinear") else f"{mode}{d}"

@@ -263,7 +263,9 @@ def _nll(input, target, weight, reduction, ignore_index):
     if ignored is not None:
         w = np.where(ignored, 0, w).astype(dtype, copy=False)
     if reduction == "none":
-        return picked * _const(-w)
+        out = picked * _const(-w)
+        # torch writes 0 at ignored targets, where -0 * picked could give -0.
+        return out if ignored is None else out.masked_fill(_const(ignored), 0.0)
     if reduction == "sum":
         return (picked * _const(-w)).sum()
     total = w.sum()

@@ -17,9 +17,17 @@ from ..._device import check_device
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter, UninitializedBuffer
+from .global_hooks import (
+    _global_forward_hooks,
+    _global_forward_hooks_always_called,
+    _global_forward_hooks_with_kwargs,
+    _global_forward_pre_hooks,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+)
 from .hooks import RemovableHandle
 
-__all__ = ["Module"]
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook"]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
@@ -731,7 +739,8 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks):
+                or self._backward_pre_hooks or _global_forward_pre_hooks
+                or _global_forward_hooks):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
 
@@ -739,7 +748,8 @@ class Module:
         result = None
         called_always = set()
         try:
-            for hook_id, hook in tuple(self._forward_pre_hooks.items()):
+            for hook_id, hook in (*_global_forward_pre_hooks.items(),
+                                  *self._forward_pre_hooks.items()):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
                     out = hook(self, args, kwargs)
                     if out is not None:
@@ -761,10 +771,12 @@ class Module:
                                        list(self._backward_pre_hooks.values()))
                 args = bw_hook.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
-            for hook_id, hook in tuple(self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called:
+            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+                if (hook_id in self._forward_hooks_always_called
+                        or hook_id in _global_forward_hooks_always_called):
                     called_always.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs:
+                if (hook_id in self._forward_hooks_with_kwargs
+                        or hook_id in _global_forward_hooks_with_kwargs):
                     out = hook(self, args, kwargs, result)
                 else:
                     out = hook(self, args, result)
@@ -782,10 +794,13 @@ class Module:
                 attach_legacy_hooks(self, args, result)
             return result
         except Exception:
-            for hook_id, hook in tuple(self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called and hook_id not in called_always:
+            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+                always = (hook_id in self._forward_hooks_always_called
+                          or hook_id in _global_forward_hooks_always_called)
+                if always and hook_id not in called_always:
                     try:
-                        if hook_id in self._forward_hooks_with_kwargs:
+                        if (hook_id in self._forward_hooks_with_kwargs
+                                or hook_id in _global_forward_hooks_with_kwargs):
                             out = hook(self, args, kwargs, result)
                         else:
                             out = hook(self, args, result)

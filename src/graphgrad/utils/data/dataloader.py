@@ -162,8 +162,8 @@ class DataLoader:
 
     def _get_iterator(self):
         if self.num_workers == 0:
-            return _SingleProcessIter(self)
-        return _MultiProcessIter(self)
+            return _SingleProcessDataLoaderIter(self)
+        return _MultiProcessingDataLoaderIter(self)
 
     def __len__(self) -> int:
         if self._iterable:
@@ -197,7 +197,7 @@ def _mp_context(ctx, num_workers):
     return ctx
 
 
-class _BaseIter:
+class _BaseDataLoaderIter:
     def __init__(self, loader) -> None:
         self._dataset = loader.dataset
         self._iterable = loader._iterable
@@ -226,7 +226,7 @@ class _BaseIter:
         raise NotImplementedError(f"{type(self).__name__} cannot be pickled")
 
 
-class _SingleProcessIter(_BaseIter):
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
     def __init__(self, loader) -> None:
         super().__init__(loader)
         self._reset(loader, first_iter=True)
@@ -242,7 +242,7 @@ class _SingleProcessIter(_BaseIter):
         return self._fetcher.fetch(index)  # so does an exhausted IterableDataset
 
 
-class _MultiProcessIter(_BaseIter):
+class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
     """Worker processes fetch batches; results are buffered and handed out in task order.
 
     Every pass has an epoch number: a persistent worker may still deliver batches of an
