@@ -5,6 +5,7 @@ graphgrad's own generator, so samples are checked by their statistics and suppor
 
 from __future__ import annotations
 
+import _parity as parity
 import numpy as np
 import pytest
 import torch
@@ -85,89 +86,31 @@ def _build(m, name):
     return ctor(m, leaves), leaves
 
 
-def _np(t):
-    return t.detach().numpy() if hasattr(t, "detach") else np.asarray(t)
-
-
-def _close(a, b, **kw):
-    np.testing.assert_allclose(_np(a), _np(b), rtol=kw.get("rtol", 1e-7),
-                               atol=kw.get("atol", 1e-9))
-
 
 @pytest.mark.parametrize("name", CASES)
 def test_log_prob_and_gradients_match_torch(name):
-    values = CASES[name][2]
-    results = {}
-    for m in (torch, gg):
-        dist, leaves = _build(m, name)
-        value = m.tensor(values, dtype=m.float64 if values.dtype.kind == "f" else m.int64)
-        lp = dist.log_prob(value)
-        grads = m.autograd.grad(lp.sum(), leaves) if leaves else ()
-        results[m] = lp, grads
-    _close(results[gg][0], results[torch][0])
-    for g_ours, g_torch in zip(results[gg][1], results[torch][1]):
-        _close(g_ours, g_torch)
+    parity.check_log_prob(_build, name, CASES[name][2])
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_moments_entropy_and_shapes_match_torch(name):
-    dists = {m: _build(m, name)[0] for m in (torch, gg)}
-    t, g = dists[torch], dists[gg]
-    assert tuple(g.batch_shape) == tuple(t.batch_shape)
-    assert tuple(g.event_shape) == tuple(t.event_shape)
-    assert g.has_rsample == t.has_rsample
-    for attr in ("mean", "mode", "variance", "stddev"):
-        try:
-            expected = getattr(t, attr)
-        except NotImplementedError:
-            continue
-        _close(getattr(g, attr), expected)
-    try:
-        expected = t.entropy()
-    except NotImplementedError:
-        return
-    _close(g.entropy(), expected)
+    parity.check_moments(_build, name)
 
 
 @pytest.mark.parametrize("name", [n for n, c in CASES.items() if c[3]])
 def test_cdf_and_icdf_match_torch(name):
-    _, _, values, _, has_icdf = CASES[name]
-    dists = {m: _build(m, name)[0] for m in (torch, gg)}
-    cdf = {m: d.cdf(m.tensor(values)) for m, d in dists.items()}
-    _close(cdf[gg], cdf[torch])
-    if has_icdf:
-        q = np.clip(_np(cdf[torch]), 0.05, 0.95)
-        _close(dists[gg].icdf(gg.tensor(q)), dists[torch].icdf(torch.tensor(q)), rtol=1e-6)
+    parity.check_cdf_icdf(_build, name, CASES[name][2], CASES[name][4])
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_samples_lie_in_the_support_with_the_right_shape(name):
-    torch_dist, gg_dist = _build(torch, name)[0], _build(gg, name)[0]
-    gg.manual_seed(0)
-    s = gg_dist.sample((2000,))
-    assert tuple(s.shape) == tuple(torch_dist.sample((2000,)).shape)
-    assert not s.requires_grad
-    assert bool(gg_dist.support.check(s).all())
-    try:
-        mean, var = _np(torch_dist.mean), _np(torch_dist.variance)
-    except NotImplementedError:
-        return
-    if np.isnan(mean).any():
-        return
-    # the sample mean within 5 standard errors of the true mean
-    np.testing.assert_array_less(np.abs(_np(s.double().mean(0)) - mean),
-                                 5 * np.sqrt(var / 2000) + 1e-12)
+    parity.check_samples(_build, name, 2000)
 
 
 @pytest.mark.parametrize("name", [n for n in CASES
                                   if _build(torch, n)[0].has_rsample and CASES[n][1]])
 def test_rsample_is_differentiable_and_reparameterized(name):
-    gg.manual_seed(1)
-    dist, leaves = _build(gg, name)
-    s = dist.rsample((3,))
-    assert s.requires_grad
-    grads = gg.autograd.grad(s.sum(), leaves, allow_unused=True)
-    assert any(g is not None and bool(g.abs().sum() > 0) for g in grads)
+    parity.check_rsample(_build, name)
 
 
 def test_normal_rsample_gradient_is_the_reparameterization():
@@ -200,20 +143,7 @@ KL_PAIRS = [("Normal", "Normal_scalar"), ("Bernoulli_probs", "Bernoulli_logits")
 
 @pytest.mark.parametrize("p,q", KL_PAIRS, ids=[f"{p}-{q}" for p, q in KL_PAIRS])
 def test_kl_divergence_matches_torch(p, q):
-    out = {}
-    for m in (torch, gg):
-        dp, leaves = _build(m, p)
-        dq, _ = _build(m, q)
-        with m.no_grad():
-            # q with shifted parameters, so KL is not zero
-            dq = type(dq).__new__(type(dq)) if False else dq
-        kl = m.distributions.kl_divergence(dp, dq)
-        grads = m.autograd.grad(kl.sum(), leaves, allow_unused=True) if kl.requires_grad else ()
-        out[m] = kl, grads
-    _close(out[gg][0], out[torch][0], rtol=1e-6)
-    for a, b in zip(out[gg][1], out[torch][1]):
-        if b is not None:
-            _close(a, b, rtol=1e-6)
+    parity.check_kl(_build, p, q)
 
 
 def test_kl_of_unregistered_pair_raises_not_implemented():
@@ -287,12 +217,7 @@ def test_repr_matches_torch(name):
 def test_expand_matches_torch():
     for name in ("Normal", "Bernoulli_logits", "Categorical_probs", "Gamma", "Dirichlet",
                  "MultivariateNormal_cov", "LogNormal", "Independent_Normal"):
-        t, g = _build(torch, name)[0], _build(gg, name)[0]
-        shape = (2,) + tuple(t.batch_shape)
-        te, ge = t.expand(shape), g.expand(shape)
-        assert tuple(ge.batch_shape) == tuple(te.batch_shape), name
-        value = te.sample()
-        _close(ge.log_prob(gg.tensor(value.numpy())), te.log_prob(value))
+        parity.check_expand(_build, name)
 
 
 def test_enumerate_support_matches_torch():
@@ -300,7 +225,7 @@ def test_enumerate_support_matches_torch():
                  "OneHotCategorical"):
         t, g = _build(torch, name)[0], _build(gg, name)[0]
         for expand in (True, False):
-            _close(g.enumerate_support(expand), t.enumerate_support(expand))
+            parity.close(g.enumerate_support(expand), t.enumerate_support(expand))
 
 
 def test_poisson_and_binomial_samplers_match_torchs_moments():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import _parity as parity
 import numpy as np
 import pytest
 import torch
@@ -177,82 +178,28 @@ def _build(m, name):
     return ctor(m, leaves), leaves
 
 
-def _np(t):
-    return t.detach().numpy() if hasattr(t, "detach") else np.asarray(t)
-
-
-def _close(a, b, rtol=1e-7, atol=1e-9):
-    np.testing.assert_allclose(_np(a), _np(b), rtol=rtol, atol=atol)
-
-
-def _tol(name):
-    tol = CASES[name][5]
-    return {"rtol": tol, "atol": tol * 1e-2}
+_np, _close = parity.to_np, parity.close
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_log_prob_and_gradients_match_torch(name):
-    values = CASES[name][2]
-    results = {}
-    for m in (torch, gg):
-        dist, leaves = _build(m, name)
-        lp = dist.log_prob(m.tensor(values, dtype=m.float64))
-        grads = m.autograd.grad(lp.sum(), leaves) if leaves else ()
-        results[m] = lp, grads
-    _close(results[gg][0], results[torch][0], **_tol(name))
-    for g_ours, g_torch in zip(results[gg][1], results[torch][1]):
-        _close(g_ours, g_torch, **_tol(name))
+    parity.check_log_prob(_build, name, CASES[name][2], CASES[name][5])
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_moments_entropy_and_shapes_match_torch(name):
-    t, g = _build(torch, name)[0], _build(gg, name)[0]
-    assert tuple(g.batch_shape) == tuple(t.batch_shape)
-    assert tuple(g.event_shape) == tuple(t.event_shape)
-    assert g.has_rsample == t.has_rsample
-    assert type(g.support).__name__ == type(t.support).__name__
-    for attr in ("mean", "mode", "variance", "stddev"):
-        try:
-            expected = getattr(t, attr)
-        except NotImplementedError:
-            continue
-        _close(getattr(g, attr), expected, **_tol(name))
-    try:
-        expected = t.entropy()
-    except NotImplementedError:
-        return
-    _close(g.entropy(), expected, **_tol(name))
+    parity.check_moments(_build, name, CASES[name][5])
 
 
 @pytest.mark.parametrize("name", [n for n, c in CASES.items() if c[3]])
 def test_cdf_and_icdf_match_torch(name):
-    _, _, values, _, has_icdf, _ = CASES[name]
-    dists = {m: _build(m, name)[0] for m in (torch, gg)}
-    cdf = {m: d.cdf(m.tensor(values)) for m, d in dists.items()}
-    _close(cdf[gg], cdf[torch])
-    if has_icdf:
-        q = np.clip(_np(cdf[torch]), 0.05, 0.95)
-        _close(dists[gg].icdf(gg.tensor(q)), dists[torch].icdf(torch.tensor(q)), rtol=1e-6)
+    parity.check_cdf_icdf(_build, name, CASES[name][2], CASES[name][4])
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_samples_lie_in_the_support_with_the_right_shape(name):
-    torch_dist, gg_dist = _build(torch, name)[0], _build(gg, name)[0]
-    gg.manual_seed(0)
-    s = gg_dist.sample((4000,))
-    assert tuple(s.shape) == tuple(torch_dist.sample((4000,)).shape)
-    assert not s.requires_grad
-    assert bool(gg_dist.support.check(s).all())
-    if name == "VonMises":
-        return  # circular: see test_von_mises_samples_have_the_circular_mean
-    try:
-        mean, var = _np(torch_dist.mean), _np(torch_dist.variance)
-    except NotImplementedError:
-        return
-    ok = np.isfinite(mean) & np.isfinite(var)
-    # the sample mean within 5 standard errors of the true mean
-    err = np.abs(_np(s.double().mean(0)) - mean)
-    np.testing.assert_array_less(err[ok], (5 * np.sqrt(var / 4000) + 1e-12)[ok])
+    # VonMises is circular: see test_von_mises_samples_have_the_circular_mean
+    parity.check_samples(_build, name, 4000, check_mean=name != "VonMises")
 
 
 def test_von_mises_samples_have_the_circular_mean():
@@ -269,24 +216,12 @@ def test_von_mises_samples_have_the_circular_mean():
 @pytest.mark.parametrize("name", [n for n in CASES
                                   if _build(torch, n)[0].has_rsample and CASES[n][1]])
 def test_rsample_is_differentiable_and_reparameterized(name):
-    gg.manual_seed(1)
-    dist, leaves = _build(gg, name)
-    s = dist.rsample((3,))
-    assert s.requires_grad
-    grads = gg.autograd.grad(s.sum(), leaves, allow_unused=True)
-    assert any(g is not None and bool(g.abs().sum() > 0) for g in grads)
+    parity.check_rsample(_build, name)
 
 
 def test_expand_matches_torch():
     for name in CASES:
-        t, g = _build(torch, name)[0], _build(gg, name)[0]
-        shape = (2,) + tuple(t.batch_shape)
-        te, ge = t.expand(shape), g.expand(shape)
-        assert tuple(ge.batch_shape) == tuple(te.batch_shape), name
-        assert tuple(ge.event_shape) == tuple(te.event_shape), name
-        value = te.sample()
-        tol = _tol(name) if value.dtype == torch.float64 else {"rtol": 1e-6}
-        _close(ge.log_prob(gg.tensor(value.numpy())), te.log_prob(value), **tol)
+        parity.check_expand(_build, name, CASES[name][5])
 
 
 KL_PAIRS = [
@@ -324,18 +259,7 @@ PARTNERS["LogNormal_t"] = (lambda m, p: _d(m).LogNormal(p[0], p[1]), [REAL, POS]
 
 @pytest.mark.parametrize("p,q", KL_PAIRS, ids=[f"{p}-{q}" for p, q in KL_PAIRS])
 def test_kl_divergence_matches_torch(p, q):
-    out = {}
-    for m in (torch, gg):
-        dp, leaves = _build(m, p)
-        dq, q_leaves = _build(m, q)
-        kl = m.distributions.kl_divergence(dp, dq)
-        grads = (m.autograd.grad(kl.sum(), leaves + q_leaves, allow_unused=True)
-                 if kl.requires_grad else ())
-        out[m] = kl, grads
-    _close(out[gg][0], out[torch][0], rtol=1e-6)
-    for a, b in zip(out[gg][1], out[torch][1]):
-        if b is not None and np.isfinite(_np(out[torch][0])).all():
-            _close(a, b, rtol=1e-6, atol=1e-9)
+    parity.check_kl(_build, p, q)
 
 
 def test_kl_transformed_distributions_compare_their_transforms():
