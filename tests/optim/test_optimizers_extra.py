@@ -12,11 +12,22 @@ import numpy as np
 import pytest
 import torch
 
-import graphgrad as gg
+# The 20-step harness (shapes, seeded gradients with some None, parameter groups) is the
+# first optimizers' file's; this file adds the cases and the LBFGS trajectories.
+from test_optimizers import (
+    ATOL,
+    RTOL,
+    STEPS,
+    errors,
+    gradients,
+    initial_values,
+    make_params,
+    set_grads,
+    snapshot,
+    two_groups,
+)
 
-SHAPES = [(3, 4), (5,), (), (2, 1, 3)]
-STEPS = 20
-RTOL, ATOL = 1e-5, 1e-6
+import graphgrad as gg
 
 CASES = [
     ("NAdam", {}),
@@ -43,36 +54,6 @@ CASES = [
     ("ASGD", {"lr": 0.1, "t0": 0, "maximize": True}),
 ]
 IDS = [f"{name}-{i}" for i, (name, _) in enumerate(CASES)]
-
-
-def initial_values(dtype=np.float32):
-    rng = np.random.default_rng(0)
-    return [rng.standard_normal(s).astype(dtype) for s in SHAPES]
-
-
-def gradients(dtype=np.float32):
-    """Per step, one gradient per parameter; None where (step + index) % 7 == 3."""
-    rng = np.random.default_rng(1)
-    return [[None if (t + i) % 7 == 3 else rng.standard_normal(s).astype(dtype)
-             for i, s in enumerate(SHAPES)] for t in range(STEPS)]
-
-
-def make_params(m, values):
-    return [m.tensor(v.copy(), requires_grad=True) for v in values]
-
-
-def snapshot(params):
-    return [np.array(p.detach().numpy(), copy=True) for p in params]
-
-
-def set_grads(m, params, grads):
-    for p, g in zip(params, grads):
-        p.grad = None if g is None else m.tensor(g.copy())
-
-
-def two_groups(params):
-    return [{"params": params[:2], "lr": 0.02},
-            {"params": params[2:], "lr": 0.005, "weight_decay": 0.1}]
 
 
 def run(m, name, kwargs, grads, groups=None, dtype=np.float32, resume=False):
@@ -165,14 +146,6 @@ def test_state_dict_layout_matches_torch(name, kwargs):
             opt.step()
         sds.append(opt.state_dict())
     assert_state_dicts_match(sds[1], sds[0])
-
-
-def errors(m, fn):
-    try:
-        fn(m)
-    except Exception as e:  # noqa: BLE001 - the outcome compared with torch's
-        return type(e), str(e)
-    return None
 
 
 def _w(m):
