@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .optimizer import Optimizer, as_float, bump, check_lr, no_grad_step, step_tensor, zeros_state
+from .optimizer import (
+    Optimizer,
+    as_float,
+    bump,
+    check_lr,
+    count_step,
+    no_grad_step,
+    step_tensor,
+    zeros_state,
+)
 
 __all__ = ["Adadelta"]
 
@@ -63,9 +72,7 @@ class Adadelta(Optimizer):
                     state["step"] = step_tensor()
                     state["square_avg"] = zeros_state(p)
                     state["acc_delta"] = zeros_state(p)
-                step_t = state["step"]
-                step_t._data += 1
-                bump(step_t)
+                count_step(state["step"])
                 d = p._data
                 g = p._grad._data
                 if maximize:

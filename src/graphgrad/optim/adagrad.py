@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, wrap
-from .optimizer import Optimizer, as_float, bump, check_lr, no_grad_step, step_tensor
+from .optimizer import Optimizer, as_float, bump, check_lr, count_step, no_grad_step, step_tensor
 
 __all__ = ["Adagrad"]
 
@@ -74,10 +74,7 @@ class Adagrad(Optimizer):
                 state = self.state[p]
                 if len(state) == 0:  # a group added after construction (torch has no state)
                     self._init_state(p, group["initial_accumulator_value"])
-                step_t = state["step"]
-                step_t._data += 1
-                bump(step_t)
-                step = float(step_t._data)
+                step = count_step(state["step"])
                 d = p._data
                 g = p._grad._data
                 if maximize:

@@ -9,7 +9,17 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from .optimizer import Optimizer, as_float, bump, check_lr, no_grad_step, step_tensor, zeros_state
+from .optimizer import (
+    Optimizer,
+    as_float,
+    bump,
+    check_betas,
+    check_lr,
+    count_step,
+    no_grad_step,
+    step_tensor,
+    zeros_state,
+)
 
 __all__ = ["Adam"]
 
@@ -38,14 +48,7 @@ class Adam(Optimizer):
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False) -> None:
         check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_betas(eps, betas, weight_decay)
         if not ((isinstance(betas[0], float) and isinstance(betas[1], float))
                 or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))):
             raise ValueError("betas must be either both floats or both Tensors")
@@ -86,10 +89,7 @@ class Adam(Optimizer):
                     state["exp_avg_sq"] = zeros_state(p)
                     if amsgrad:
                         state["max_exp_avg_sq"] = zeros_state(p)
-                step_t = state["step"]
-                step_t._data += 1
-                bump(step_t)
-                step = float(step_t._data)
+                step = count_step(state["step"])
                 d = p._data
                 g = p._grad._data
                 if maximize:

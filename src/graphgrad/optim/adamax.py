@@ -9,8 +9,17 @@ from __future__ import annotations
 import numpy as np
 
 from .adam import lerp_
-from .nadam import check_betas
-from .optimizer import Optimizer, as_float, bump, check_lr, no_grad_step, step_tensor, zeros_state
+from .optimizer import (
+    Optimizer,
+    as_float,
+    bump,
+    check_betas,
+    check_lr,
+    count_step,
+    no_grad_step,
+    step_tensor,
+    zeros_state,
+)
 
 __all__ = ["Adamax"]
 
@@ -62,9 +71,7 @@ class Adamax(Optimizer):
                     state["step"] = step_tensor()
                     state["exp_avg"] = zeros_state(p)
                     state["exp_inf"] = zeros_state(p)
-                step_t = state["step"]
-                step_t._data += 1
-                bump(step_t)
+                step = count_step(state["step"])
                 d = p._data
                 g = p._grad._data
                 if maximize:
@@ -79,7 +86,7 @@ class Adamax(Optimizer):
                 np.maximum(u._data, norm, out=u._data)
                 bump(m)
                 bump(u)
-                clr = lr / (1 - beta1 ** float(step_t._data))
+                clr = lr / (1 - beta1 ** step)
                 d += -clr * (m._data / u._data)
                 bump(p)
         return loss

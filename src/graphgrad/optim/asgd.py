@@ -7,7 +7,16 @@ The update follows torch's single-tensor implementation formula by formula, on N
 from __future__ import annotations
 
 from .._tensor import Tensor
-from .optimizer import Optimizer, as_float, bump, check_lr, no_grad_step, step_tensor, zeros_state
+from .optimizer import (
+    Optimizer,
+    as_float,
+    bump,
+    check_lr,
+    count_step,
+    no_grad_step,
+    step_tensor,
+    zeros_state,
+)
 
 __all__ = ["ASGD"]
 
@@ -65,8 +74,7 @@ class ASGD(Optimizer):
                     state["mu"] = step_tensor(1.0)
                     state["ax"] = zeros_state(p)
                 step_t, eta, mu, ax = state["step"], state["eta"], state["mu"], state["ax"]
-                step_t._data += 1
-                bump(step_t)
+                count_step(step_t)
                 d = p._data
                 g = p._grad._data
                 if maximize:

@@ -10,21 +10,19 @@ import numpy as np
 
 from .._tensor import Tensor
 from .adam import lerp_
-from .optimizer import Optimizer, as_float, bump, check_lr, no_grad_step, step_tensor, zeros_state
+from .optimizer import (
+    Optimizer,
+    as_float,
+    bump,
+    check_betas,
+    check_lr,
+    count_step,
+    no_grad_step,
+    step_tensor,
+    zeros_state,
+)
 
 __all__ = ["NAdam"]
-
-
-def check_betas(eps, betas, weight_decay) -> None:
-    """torch's checks shared by the Adam family."""
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
 class NAdam(Optimizer):
@@ -85,9 +83,7 @@ class NAdam(Optimizer):
                     state["exp_avg"] = zeros_state(p)
                     state["exp_avg_sq"] = zeros_state(p)
                 step_t, mu_product = state["step"], state["mu_product"]
-                step_t._data += 1
-                bump(step_t)
-                step = float(step_t._data)
+                step = count_step(step_t)
                 d = p._data
                 g = p._grad._data
                 if maximize:

@@ -158,6 +158,26 @@ def check_lr(lr) -> None:
 bump = bump_version
 
 
+def check_betas(eps, betas, weight_decay) -> None:
+    """torch's argument checks shared by the Adam family, in torch's order."""
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def count_step(step_t: Tensor) -> float:
+    """Advances a parameter's ``state["step"]`` in place (bumping its version as torch's
+    in-place add does) and returns the new count."""
+    step_t._data += 1
+    bump(step_t)
+    return float(step_t._data)
+
+
 def scalar_dtype():
     """The dtype torch gives ``state["step"]``: float64 if that is the default, else float32."""
     return np.float64 if _dtype.get_default_dtype() is _dtype.float64 else np.float32

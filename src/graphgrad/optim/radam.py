@@ -9,8 +9,17 @@ from __future__ import annotations
 import numpy as np
 
 from .adam import lerp_
-from .nadam import check_betas
-from .optimizer import Optimizer, as_float, bump, check_lr, no_grad_step, step_tensor, zeros_state
+from .optimizer import (
+    Optimizer,
+    as_float,
+    bump,
+    check_betas,
+    check_lr,
+    count_step,
+    no_grad_step,
+    step_tensor,
+    zeros_state,
+)
 
 __all__ = ["RAdam"]
 
@@ -65,10 +74,7 @@ class RAdam(Optimizer):
                     state["step"] = step_tensor()
                     state["exp_avg"] = zeros_state(p)
                     state["exp_avg_sq"] = zeros_state(p)
-                step_t = state["step"]
-                step_t._data += 1
-                bump(step_t)
-                step = float(step_t._data)
+                step = count_step(state["step"])
                 d = p._data
                 g = p._grad._data
                 if maximize:

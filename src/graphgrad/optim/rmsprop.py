@@ -9,7 +9,16 @@ from __future__ import annotations
 import numpy as np
 
 from .adam import lerp_
-from .optimizer import Optimizer, as_float, bump, check_lr, no_grad_step, step_tensor, zeros_state
+from .optimizer import (
+    Optimizer,
+    as_float,
+    bump,
+    check_lr,
+    count_step,
+    no_grad_step,
+    step_tensor,
+    zeros_state,
+)
 
 __all__ = ["RMSprop"]
 
@@ -74,9 +83,7 @@ class RMSprop(Optimizer):
                         state["momentum_buffer"] = zeros_state(p)
                     if centered:
                         state["grad_avg"] = zeros_state(p)
-                step_t = state["step"]
-                step_t._data += 1
-                bump(step_t)
+                count_step(state["step"])
                 d = p._data
                 g = p._grad._data
                 if maximize:

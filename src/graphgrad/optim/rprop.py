@@ -9,7 +9,16 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import wrap
-from .optimizer import Optimizer, as_float, bump, check_lr, no_grad_step, step_tensor, zeros_state
+from .optimizer import (
+    Optimizer,
+    as_float,
+    bump,
+    check_lr,
+    count_step,
+    no_grad_step,
+    step_tensor,
+    zeros_state,
+)
 
 __all__ = ["Rprop"]
 
@@ -65,9 +74,7 @@ class Rprop(Optimizer):
                     state["prev"] = zeros_state(p)
                     state["step_size"] = wrap(np.full_like(g, as_float(group["lr"])), False,
                                               None)
-                step_t = state["step"]
-                step_t._data += 1
-                bump(step_t)
+                count_step(state["step"])
                 if maximize:
                     g = -g
                 prev, step_size = state["prev"], state["step_size"]
