@@ -357,12 +357,14 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 epoch, idx, data = self._result_queue.get(timeout=wait)
             except queue.Empty:
                 if self._timeout > 0 and time.monotonic() - start >= self._timeout:
-                    self._shutdown_workers()
+                    # A worker that kept us waiting this long is hung: do not wait more for it
+                    # to exit (torch raises after about t, not t plus a join per worker).
+                    self._shutdown_workers(grace=0.0)
                     raise RuntimeError(
                         f"DataLoader timed out after {self._timeout} seconds") from None
                 dead = [w.pid for w in self._workers if not w.is_alive()]
                 if dead:
-                    self._shutdown_workers()
+                    self._shutdown_workers(grace=0.0)
                     pids = ", ".join(str(p) for p in dead)
                     raise RuntimeError(
                         f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from None
@@ -370,17 +372,25 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             if epoch == self._epoch:
                 return idx, data
 
-    def _shutdown_workers(self) -> None:
+    def _shutdown_workers(self, grace: float = _STATUS_CHECK_INTERVAL * 5) -> None:
+        """Asks the workers to exit and waits at most ``grace`` seconds in all (not per
+        worker) before terminating those still running."""
         if self._shutdown:
             return
         self._shutdown = True
         self._done_event.set()
         for q in self._index_queues:
             q.put(None)
+        deadline = time.monotonic() + grace
         for w in self._workers:
-            w.join(timeout=_STATUS_CHECK_INTERVAL * 5)
+            w.join(timeout=max(deadline - time.monotonic(), 0.0))
+        for w in self._workers:
             if w.is_alive():
                 w.terminate()
+        for w in self._workers:
+            w.join(timeout=_STATUS_CHECK_INTERVAL * 5)
+            if w.is_alive():  # ignored SIGTERM (a handler, or stuck in a C call)
+                w.kill()
                 w.join()
         for q in (*self._index_queues, self._result_queue):
             q.cancel_join_thread()

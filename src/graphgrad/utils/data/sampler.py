@@ -1,7 +1,9 @@
 """Samplers, as ``torch.utils.data``: iterables of dataset indices (or of index batches).
 
 Random samplers draw from a ``graphgrad.Generator`` (a seeded one gives a reproducible order;
-without one each pass draws a fresh seed from the default generator, as torch does).
+without one each pass draws a fresh seed from the default generator, as torch does). Draws with
+replacement are made lazily, a chunk at a time (torch: 32 at a time), so ``num_samples`` may be
+far larger than memory: nothing of size O(num_samples) is allocated up front.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from ..._dtype import float64
 from ..._tensor import Tensor
 from ...ops.creation import from_numpy
 from ...ops.random import Generator, rand, randint, randperm
+
+# Indices drawn per generator call when sampling with replacement (torch's RandomSampler: 32).
+_CHUNK = 32
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
            "WeightedRandomSampler", "BatchSampler"]
@@ -89,7 +94,12 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         generator = _pass_generator(self.generator)
         if self.replacement:
-            yield from randint(0, n, (self.num_samples,), generator=generator).tolist()
+            # Lazily, as torch: a num_samples of 1e10 must not be drawn (or held) at once.
+            full, rest = divmod(self.num_samples, _CHUNK)
+            for _ in range(full):
+                yield from randint(0, n, (_CHUNK,), generator=generator).tolist()
+            if rest:
+                yield from randint(0, n, (rest,), generator=generator).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from randperm(n, generator=generator).tolist()
@@ -151,24 +161,54 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        yield from _multinomial(self._w, self.num_samples, self.replacement,
-                                self.generator).tolist()
+        if not self.replacement:
+            # At most len(weights) draws: bounded by the weights the user already holds.
+            yield from _multinomial(self._w, self.num_samples, False, self.generator).tolist()
+            return
+        # NOTE: torch draws all num_samples at once here (torch.multinomial), which cannot
+        # serve a num_samples larger than memory; drawing in chunks from one cdf gives the
+        # same distribution and the same reproducibility under a seeded generator.
+        cdf = _cdf(self._w)
+        left = self.num_samples
+        while left > 0:
+            k = min(left, _WEIGHTED_CHUNK)
+            u = rand(k, generator=self.generator, dtype=float64)._data
+            yield from np.minimum(np.searchsorted(cdf, u, side="right"),
+                                  cdf.size - 1).tolist()
+            left -= k
 
     def __len__(self) -> int:
         return self.num_samples
 
 
-def _multinomial(w, n, replacement, generator):
-    """torch.multinomial on a 1-d weight vector, drawing uniforms from ``generator``."""
+# Uniforms drawn per chunk by WeightedRandomSampler with replacement: large enough that the
+# per-call cost vanishes, small enough (32 KiB of float64) that no pass allocates much.
+_WEIGHTED_CHUNK = 4096
+
+
+def _check_weights(w):
     if np.any(w < 0) or not np.all(np.isfinite(w)):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if w.sum() <= 0:
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    u = rand(n if replacement else w.size, generator=generator, dtype=float64)._data
+
+
+def _cdf(w):
+    """The normalised cumulative weights (checked as torch.multinomial checks them)."""
+    _check_weights(w)
+    cdf = np.cumsum(w)
+    cdf /= cdf[-1]
+    return cdf
+
+
+def _multinomial(w, n, replacement, generator):
+    """torch.multinomial on a 1-d weight vector, drawing uniforms from ``generator``."""
     if replacement:
-        cdf = np.cumsum(w)
-        cdf /= cdf[-1]
+        cdf = _cdf(w)
+        u = rand(n, generator=generator, dtype=float64)._data
         return np.minimum(np.searchsorted(cdf, u, side="right"), w.size - 1)
+    _check_weights(w)
+    u = rand(w.size, generator=generator, dtype=float64)._data
     if n > w.size:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement")
