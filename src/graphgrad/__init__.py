@@ -291,7 +291,20 @@ globals().update(_torch_losses)
 
 # torch's top-level namespaces and switches for scripts written against a CPU torch build
 # (see docs/compat.md): cuda/backends answer as a CPU-only build, jit and amp are shims.
-from . import amp, backends, cpu, cuda, jit, random, testing  # noqa: E402
+from . import (  # noqa: E402 - accelerator, mps, xpu, version: CPU-build answers
+    accelerator,
+    amp,
+    backends,
+    cpu,
+    cuda,
+    jit,
+    mps,
+    random,
+    testing,
+    types,
+    version,
+    xpu,
+)
 from ._asarray import asarray, empty_strided, from_dlpack, frombuffer  # noqa: E402
 from ._constants import e, inf, nan, newaxis, pi  # noqa: E402
 from ._finfo import finfo, iinfo  # noqa: E402
@@ -346,11 +359,17 @@ __version__ = "0.1.0"
 # torch's remaining top-level names: ATen-signature functional aliases, small utilities,
 # gradient, low-rank SVD/PCA, storages and extra samplers.
 from . import _random_fills, _storage, multiprocessing  # noqa: E402, F401
+from ._api_extras import *  # noqa: E402, F403 - get_device_module, sym_*, has_*, ...
+from ._api_extras import _install as _install_extras  # noqa: E402
 from ._functional_aliases import *  # noqa: E402, F403 - torch.dropout, torch.batch_norm, ...
 from ._gradient import gradient  # noqa: E402
 from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402
 from ._storage import TypedStorage, UntypedStorage  # noqa: E402
 from ._toplevel_misc import *  # noqa: E402, F403 - detach, fill, range, frexp, histogramdd, ...
+
+_install_extras(globals())  # Tensor.is_xpu/is_mps/..., the *_copy view variants
+del _install_extras
+from . import functional, storage  # noqa: E402, F401 - torch.functional, torch.storage
 
 # NOTE: torch computes log(0), 1/0 and overflow silently (as IEEE results); NumPy would warn on
 # every such op. graphgrad follows torch, so these floating-point warnings are off in NumPy's

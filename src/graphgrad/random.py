@@ -19,7 +19,14 @@ from .ops.random import (
 )
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
-           "get_rng_state", "set_rng_state", "fork_rng"]
+           "get_rng_state", "set_rng_state", "fork_rng", "thread_safe_generator"]
+
+
+def thread_safe_generator():
+    """The generator a DataLoader thread worker should draw from, or None (use the default
+    generator). graphgrad's DataLoader workers are processes, never threads, so always None,
+    as torch answers in the main process and in process workers."""
+    return None
 
 
 @contextlib.contextmanager

@@ -34,8 +34,11 @@ class Generator:
 
     def manual_seed(self, seed: int) -> Generator:
         seed = int(seed)
+        if not -(1 << 63) <= seed < (1 << 64):  # torch unpacks the seed as a 64-bit integer
+            raise ValueError("Overflow when unpacking long long")
+        seed &= (1 << 64) - 1  # torch keeps the seed as uint64: manual_seed(-1) reads 2**64-1
         self._seed = seed
-        self._rng = np.random.Generator(np.random.PCG64(seed & ((1 << 128) - 1)))
+        self._rng = np.random.Generator(np.random.PCG64(seed))
         return self
 
     def seed(self) -> int:
@@ -59,6 +62,9 @@ class Generator:
 
 
 default_generator = Generator()
+# torch seeds its default generator from the OS's entropy once per process, so an unseeded
+# program draws different numbers on each run (Generator() objects keep the fixed seed).
+default_generator.seed()
 
 
 def manual_seed(seed: int) -> Generator:

@@ -1,0 +1,34 @@
+"""``graphgrad.functional``: the module torch.functional, whose functions are also top-level
+(``torch.functional.einsum is torch.einsum``). Imported last by graphgrad's ``__init__``."""
+
+from __future__ import annotations
+
+from graphgrad import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    block_diag,
+    broadcast_shapes,
+    broadcast_tensors,
+    cartesian_prod,
+    cdist,
+    chain_matmul,
+    einsum,
+    istft,
+    lu,
+    meshgrid,
+    norm,
+    pca_lowrank,
+    split,
+    stft,
+    svd_lowrank,
+    tensordot,
+    unique,
+    unique_consecutive,
+    unravel_index,
+)
+
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors",
+           "cartesian_prod", "block_diag", "cdist", "chain_matmul", "einsum", "istft", "lu",
+           "norm", "meshgrid", "pca_lowrank", "split", "stft", "svd_lowrank", "tensordot",
+           "unique", "unique_consecutive", "unravel_index"]
