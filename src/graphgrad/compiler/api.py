@@ -17,6 +17,7 @@ from .capture import capture, flatten, unflatten
 from .executor import Executor
 from .guards import RECOMPILE_LIMIT, Guards, call_key
 from .passes import run_all
+from .region import stepped_outputs
 
 __all__ = ["compile", "CompiledFunction", "Variant", "compile_graph"]
 
@@ -54,6 +55,8 @@ class Variant:
         self.calls = 0
         self.verify_next = False
         self.dynamic = False  # instantiated from a dynamic=True template
+        self.region = None  # a region.Region: outputs carry a CompiledFunctionBackward node
+        self.stepped = ()  # output positions that required grad after a backward inside
 
 
 class CompiledFunction:
@@ -122,12 +125,15 @@ class CompiledFunction:
             self.variants.append(Variant(Guards(key, cap.graph), cap=cap, reason=str(err)))
             return result
         graph = cap.graph
-        if _needs_autograd(result) and not any(i.op == "accumulate_grad" for i in graph.instrs):
-            # Outputs that require grad outside the function: the replay builds no autograd
-            # graph, so this variant stays eager (compile the whole step instead).
-            self.variants.append(Variant(Guards(key, graph), cap=cap,
-                                         reason="outputs require grad outside the function"))
+        if cap.joint is not None:
+            return self._capture_region(key, cap, args, kwargs, result)
+        if _needs_autograd(result) and not cap.did_backward:
+            # Outputs that need autograd history whose backward could not be compiled.
+            self.variants.append(Variant(Guards(key, graph), cap=cap, reason=(
+                "its outputs need autograd history and "
+                + (cap.region_error or "an input is returned as it is"))))
             return result
+        stepped = _stepped(cap, result)
         raw_text = graph.format()
         pre = list(graph.instrs)
         raw = _dynamic.RawGraph(graph) if self.dynamic else None
@@ -142,7 +148,39 @@ class CompiledFunction:
         self.variants.append(v)
         if self.verify:
             v.verify_next = True
+        if stepped:
+            v.stepped = stepped
+            result = _restep(cap, result, stepped)
         return result
+
+    def _capture_region(self, key, cap, args, kwargs, result):
+        """A variant whose outputs carry a CompiledFunctionBackward node (region.py)."""
+        from .region import NoRegion, compile_region
+
+        leaves = _leaves(args, kwargs)
+        guards = Guards(key, cap.graph)
+        raw_text = cap.graph.format()
+        try:
+            runner, report, region, saved_now = compile_region(
+                cap, self.fn, functools.partial(compile_graph, backend=self.backend,
+                                                mode=self.mode, options=self.options), leaves)
+        except NoRegion as err:
+            self.variants.append(Variant(guards, cap=cap, reason=(
+                f"its outputs need autograd history and {err}")))
+            return result
+        v = Variant(guards, cap.graph, runner, cap, report, raw_text)
+        v.pre = list(cap.graph.instrs)
+        v.region = region
+        self.variants.append(v)
+        # The capture call returns the same kind of outputs as the replays: its eager values,
+        # wired to a region node that holds this call's saved values.
+        outs: list = []
+        flatten(result, outs)
+        objects = [t if val.kind != "temp" else None
+                   for t, val in zip(outs, cap.graph.outputs[:region.n_out])]
+        tensors = region.outputs([t._data for t in outs] + saved_now, leaves, args, kwargs,
+                                 objects)
+        return unflatten(cap.out_spec, tensors)
 
     def _generalize(self, v):
         """dynamic=True: diffs a new capture against the first one at another batch size."""
@@ -202,6 +240,14 @@ def run_variant(v, args, kwargs):
         leaves = []
         flatten((args, kwargs), leaves)
     arrays = v.runner.run(leaves)
+    region = v.region
+    if region is not None:
+        return unflatten(cap.out_spec, region.outputs(arrays, leaves, args, kwargs,
+                                                      v.runner.out_objects))
+    if v.stepped:
+        outs = [obj if obj is not None else wrap(a, False, None)
+                for a, obj in zip(arrays, v.runner.out_objects)]
+        return unflatten(cap.out_spec, stepped_outputs(v.stepped, outs))
     if cap.out_spec == _ONE_TENSOR:
         obj = v.runner.out_objects[0]
         return obj if obj is not None else wrap(arrays[0], False, None)
@@ -221,6 +267,25 @@ def _leaves(args, kwargs):
     leaves: list = []
     flatten((args, kwargs), leaves)
     return leaves
+
+
+def _stepped(cap, result):
+    """Output positions that require grad in a whole step (a backward ran inside): the
+    replays give them a consumed region node, as the capture call's outputs are (their
+    graph was used by that backward)."""
+    if not cap.did_backward:
+        return ()
+    outs: list = []
+    flatten(result, outs)
+    return tuple(k for k, (t, val) in enumerate(zip(outs, cap.graph.outputs))
+                 if isinstance(t, Tensor) and t._rg and t._fn is not None
+                 and val.kind == "temp")
+
+
+def _restep(cap, result, stepped):
+    outs: list = []
+    flatten(result, outs)
+    return unflatten(cap.out_spec, stepped_outputs(stepped, outs))
 
 
 def _needs_autograd(result):

@@ -65,6 +65,9 @@ class Capture(Tracer):
         self.breaks: list[GraphBreak] = []
         self.patches: list = []
         self.peeked = False
+        self.did_backward = False  # a backward() inside the function was recorded
+        self.joint = None  # the recorded backward of a region (region.py)
+        self.region_error = None
 
     # -- install / remove ---------------------------------------------------------------
     def start(self):
@@ -231,7 +234,8 @@ class Capture(Tracer):
         for node in order:
             if type(node) is AccumulateGrad:
                 continue
-            if node._extra is not None or getattr(node, "_op", None) is None:
+            if node._extra is not None or getattr(node, "_op", None) is None \
+                    or getattr(node._op, "name", "").startswith("compiled_"):
                 self.unsupported("backward through a hook, retain_grad or custom Function")
                 return False
             if type(node._saved) is Freed:
@@ -247,6 +251,7 @@ class Capture(Tracer):
                 del self.graph.instrs[mark:]
                 self.unsupported(f"backward through {type(err).__name__} ({err})")
                 return False
+            self.did_backward = True
             return True
         self.stop()
         return False
@@ -563,7 +568,14 @@ def _zero_grad(cap, orig):
 def _grad_setter(cap, fset):
     def setter(self, value):
         if _dispatch._tracer is cap:
-            cap.unsupported("assigning Tensor.grad")
+            if value is None:
+                # ``p.grad = None`` (a hand-written zero_grad): replayed as an effect.
+                def clear(*_):
+                    fset(self, None)
+                cap.keep.append(self)
+                cap.graph.add("opaque", [], [], fn=clear, label="grad = None")
+            else:
+                cap.unsupported("assigning Tensor.grad")
         fset(self, value)
     return setter
 
@@ -656,9 +668,13 @@ for _name, _f in [("__add__", operator.add), ("__sub__", operator.sub), ("__mul_
 _Peek.__hash__ = None
 
 
-def capture(fn, args, kwargs, *, fullgraph=False, ext_names=None):
+def capture(fn, args, kwargs, *, fullgraph=False, ext_names=None, region=True):
     """Runs ``fn(*args, **kwargs)`` once, recording it. Returns (capture, result); the graph
-    is ``capture.graph`` unless ``capture.breaks`` is non-empty."""
+    is ``capture.graph`` unless ``capture.breaks`` is non-empty.
+
+    With ``region``, when outputs need autograd history and ``fn`` ran no backward itself,
+    the backward of the forward is recorded after it (``capture.joint``, see region.py;
+    ``capture.region_error`` says why it could not be)."""
     cap = Capture(fullgraph)
     if ext_names:
         cap.ext_names.update(ext_names)
@@ -669,17 +685,28 @@ def capture(fn, args, kwargs, *, fullgraph=False, ext_names=None):
     cap.start()
     try:
         result = fn(*args, **kwargs)
+        if not cap.breaks:
+            outs: list = []
+            cap.out_spec = flatten(result, outs)
+            graph = cap.graph
+            try:
+                graph.outputs = [cap.value(t._data, t) for t in outs]
+            except GraphBreak as err:
+                if fullgraph:
+                    raise
+                cap.breaks.append(err)
+            cap.in_spec = spec
+            if region and not cap.breaks and not cap.did_backward and _grad_outputs(outs):
+                from .region import NoRegion, derive
+
+                try:
+                    cap.joint = derive(cap, outs, leaves)
+                except NoRegion as err:
+                    cap.region_error = str(err)
     finally:
         cap.stop()
-    if not cap.breaks:
-        outs: list = []
-        cap.out_spec = flatten(result, outs)
-        graph = cap.graph
-        try:
-            graph.outputs = [cap.value(t._data, t) for t in outs]
-        except GraphBreak as err:
-            if fullgraph:
-                raise
-            cap.breaks.append(err)
-        cap.in_spec = spec
     return cap, result
+
+
+def _grad_outputs(outs):
+    return any(isinstance(t, Tensor) and t._rg and t._fn is not None for t in outs)
