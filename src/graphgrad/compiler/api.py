@@ -56,6 +56,11 @@ class Variant:
         self.verify_next = False
         self.dynamic = False  # instantiated from a dynamic=True template
         self.region = None  # a region.Region: outputs carry a CompiledFunctionBackward node
+        # (output position, input position) of outputs that are an input returned as it is:
+        # the replay returns the call's tensor itself, as eager does
+        self.passthrough = () if graph is None else tuple(
+            (k, graph.inputs.index(o)) for k, o in enumerate(graph.outputs)
+            if o.kind == "input")
         self.stepped = ()  # output positions that required grad after a backward inside
 
 
@@ -248,6 +253,12 @@ def run_variant(v, args, kwargs):
         outs = [obj if obj is not None else wrap(a, False, None)
                 for a, obj in zip(arrays, v.runner.out_objects)]
         return unflatten(cap.out_spec, stepped_outputs(v.stepped, outs))
+    if v.passthrough:
+        outs = [obj if obj is not None else wrap(a, False, None)
+                for a, obj in zip(arrays, v.runner.out_objects)]
+        for k, i in v.passthrough:
+            outs[k] = leaves[i]
+        return unflatten(cap.out_spec, outs)
     if cap.out_spec == _ONE_TENSOR:
         obj = v.runner.out_objects[0]
         return obj if obj is not None else wrap(arrays[0], False, None)
