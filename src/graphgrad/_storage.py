@@ -1,7 +1,8 @@
 """Storages and the Tensor memory methods scripts touch: ``untyped_storage()`` / ``storage()``
 (minimal objects over the NumPy buffer a tensor and its views share), ``pin_memory`` (which a
-CPU-only torch refuses), ``share_memory_``, ``resize_`` / ``resize_as_``, ``set_``,
-``as_subclass``, ``output_nr`` and ``name``."""
+CPU-only torch refuses), ``share_memory_`` / ``is_shared`` (real shared memory:
+_shared_memory.py), ``resize_`` / ``resize_as_``, ``set_``, ``as_subclass``, ``output_nr`` and
+``name``."""
 
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ import weakref
 
 import numpy as np
 
+from . import _shared_memory
 from ._device import CPU
 from ._tensor import Tensor
 
 __all__ = ["UntypedStorage", "TypedStorage"]
 
 _live = weakref.WeakValueDictionary()  # id(base array) -> its UntypedStorage
-_shared = {}  # id(base array) -> base array, for storages moved to "shared memory"
 
 
 def _base(a):
@@ -62,11 +63,13 @@ class UntypedStorage:
         return False
 
     def is_shared(self) -> bool:
-        return id(self._base) in _shared
+        return _shared_memory.is_shared_array(self._base)
 
     def share_memory_(self):
-        base = self._base
-        _shared[id(base)] = base
+        old = self._base
+        self._base = new = _shared_memory.share_base(old)
+        if new is not old:
+            _live[id(new)] = self
         return self
 
     def is_pinned(self, device="cuda") -> bool:
@@ -159,13 +162,25 @@ def is_pinned(self, device=None) -> bool:
     return False
 
 
+def _moved(old_id, new):
+    """Keeps the storage object of the bytes at ``old_id``, if one is alive, the storage of
+    the shared copy ``new`` they were moved to."""
+    storage = _live.get(old_id)
+    if storage is not None and id(storage._base) == old_id and storage._base is not new:
+        storage._base = new
+        _live[id(new)] = storage
+
+
 def share_memory_(self):
-    UntypedStorage._of(self._data).share_memory_()
+    """Moves this tensor's storage into memory shared with other processes (a no-op when it
+    is already there); the tensor and its views keep working on the same values."""
+    old = id(_base(self._data))  # an id, not a reference: the move counts references
+    _moved(old, _shared_memory.share_tensor(self))
     return self
 
 
 def is_shared(self) -> bool:
-    return id(_base(self._data)) in _shared
+    return _shared_memory.is_shared_array(self._data)
 
 
 def _sizes(args):

@@ -1,6 +1,13 @@
-"""``torch.multiprocessing``: Python's ``multiprocessing`` under torch's name. graphgrad tensors
-live in NumPy memory and pickle by value, so the sharing-strategy switches are accepted and
-change nothing."""
+"""``torch.multiprocessing``: Python's ``multiprocessing`` under torch's name, with tensors
+that cross processes in shared memory (graphgrad/_shared_memory.py): a tensor sent to another
+process (spawn arguments, ``Queue.put``) moves to shared memory and the receiver maps the same
+bytes, so in-place updates on either side are seen by both (Hogwild training). Forked
+children see tensors shared before the fork. As with torch's ``file_descriptor`` strategy, a
+sender must stay alive until the receiver has taken the tensor off the queue.
+
+Both of torch's strategies are accepted; both pass descriptors of anonymous memory files
+(graphgrad needs no /dev/shm names, so there is nothing for ``file_system`` to clean up).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +18,10 @@ __all__ = [*_mp.__all__, "set_sharing_strategy", "get_sharing_strategy",
            "get_all_sharing_strategies", "spawn", "start_processes", "ProcessContext",
            "ProcessRaisedException", "ProcessExitedException"]
 
-_strategy = ["file_system"]
+from ._shared_memory import register_reducers as _register_reducers
+
+_strategy = ["file_descriptor"]  # torch's default on Linux
+_register_reducers()
 
 
 def get_all_sharing_strategies():
@@ -20,7 +30,7 @@ def get_all_sharing_strategies():
 
 
 def set_sharing_strategy(new_strategy):
-    """Accepted for torch compatibility; tensors are copied between processes."""
+    """Accepted for torch compatibility: both strategies share the same way (see above)."""
     if new_strategy not in get_all_sharing_strategies():
         raise AssertionError(f"invalid sharing strategy {new_strategy!r}")
     _strategy[0] = new_strategy

@@ -166,6 +166,10 @@ def worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_col
     """
     global _worker_info
     parent = os.getppid()
+    from ... import _shared_memory
+
+    # Batches go back by value: a shared segment per batch costs more than the copy here.
+    _shared_memory.by_value[0] = True
     try:
         seed = _seed_worker(base_seed, worker_id)
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed,
