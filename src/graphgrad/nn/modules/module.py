@@ -424,7 +424,9 @@ class Module:
             "__call__": lambda _, *a, **k: compiled(*a, **k), "__module__": cls.__module__}))
 
     def share_memory(self) -> Module:
-        return self
+        """Moves every parameter, gradient and buffer into memory shared between processes
+        (``Tensor.share_memory_``), as for Hogwild training."""
+        return self._apply(lambda t: t.share_memory_())
 
     # -- dtype / device ----------------------------------------------------------------------
     def _apply(self, fn, recurse: bool = True) -> Module:
