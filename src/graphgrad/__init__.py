@@ -286,6 +286,15 @@ from .ops.windows import (  # noqa: E402
     kaiser_window,
 )
 from .serialization import load, save  # noqa: E402
+from .sparse import (  # noqa: E402 - also binds torch.sparse
+    sparse_bsc,
+    sparse_bsr,
+    sparse_coo_tensor,
+    sparse_csc,
+    sparse_csr,
+    sparse_csr_tensor,
+    spmm,
+)
 
 globals().update(_torch_losses)
 

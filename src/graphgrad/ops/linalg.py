@@ -68,7 +68,12 @@ def _check_pair(name, a, b):
 
 def matmul(input, other):
     """Matrix product with torch's rules for 1-D operands and broadcast batch dims."""
-    _check_pair("matmul", input, other)
+    try:
+        _check_pair("matmul", input, other)
+    except NotImplementedError:  # a sparse operand refuses its _data: graphgrad/sparse
+        from ..sparse._linalg import entry
+
+        return entry("matmul", input, other)
     da, db = input._data.ndim, other._data.ndim
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D "
@@ -101,7 +106,12 @@ def _mat_str(shape):
 
 
 def mm(input, mat2):
-    _check_pair("mm", input, mat2)
+    try:
+        _check_pair("mm", input, mat2)
+    except NotImplementedError:  # a sparse operand refuses its _data: graphgrad/sparse
+        from ..sparse._linalg import entry
+
+        return entry("mm", input, mat2)
     if input._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2._data.ndim != 2:
@@ -123,7 +133,12 @@ def bmm(input, mat2):
 
 
 def mv(input, vec):
-    _check_pair("mv", input, vec)
+    try:
+        _check_pair("mv", input, vec)
+    except NotImplementedError:  # a sparse operand refuses its _data: graphgrad/sparse
+        from ..sparse._linalg import entry
+
+        return entry("mv", input, vec)
     if input._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input._data.ndim}, "
                            f"{input._data.ndim}, {vec._data.ndim}")
