@@ -378,6 +378,17 @@ from ._toplevel_misc import *  # noqa: E402, F403 - detach, fill, range, frexp, 
 
 _install_extras(globals())  # Tensor.is_xpu/is_mps/..., the *_copy view variants
 del _install_extras
+# torch's deprecated positional overloads (x.add_(2, y), torch.addmm(beta, M, a, b), ...) and
+# out= on every function torch gives it, each wrapped once here.
+from ._deprecated_overloads import install as _install_deprecated  # noqa: E402
+from ._out import install as _install_out  # noqa: E402
+
+_install_deprecated(globals())
+del _install_deprecated
+
+_install_out({"": globals(), "linalg": linalg, "special": special, "fft": fft,
+              "nn.functional": nn.functional})
+del _install_out
 from . import functional, storage  # noqa: E402, F401 - torch.functional, torch.storage
 
 # NOTE: torch computes log(0), 1/0 and overflow silently (as IEEE results); NumPy would warn on
