@@ -81,6 +81,15 @@ class Node:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
 
+    def __getattr__(self, name):
+        # Only reached for names the slots lack: torch's ``_saved_self``, ``_saved_other``
+        # and ``_saved_result`` views of what this node saved (see saved_attribute).
+        if name.startswith("_saved_") or name.startswith("_raw_saved_"):
+            from .saved_attributes import saved_attribute
+
+            return saved_attribute(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     def __call__(self, *grads):
         from .engine import call_node
 
