@@ -1,7 +1,9 @@
 """graphgrad.save / graphgrad.load: safetensors files, structure round trips, atomic writes.
 
 The structure that comes back is compared with what torch.load gives for the same object saved
-by torch.save; files are checked against the `safetensors` library in both directions.
+by torch.save; files are checked against the `safetensors` library in both directions. torch's
+own formats are tested in test_serialization_torch.py, malformed files and file-system
+hardening in test_serialization_hardening.py.
 """
 
 from __future__ import annotations
@@ -18,8 +20,7 @@ import safetensors.numpy as stnp
 import torch
 
 import graphgrad
-from graphgrad import serialization
-from graphgrad.serialization import SerializationError
+from graphgrad.serialization import SerializationError, _safetensors
 
 DTYPES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]
 
@@ -91,7 +92,8 @@ def test_graphgrad_module_and_optimizer_roundtrip(tmp_path):
     for p in model.parameters():
         p.grad = graphgrad.ones_like(p)
     opt.step()
-    graphgrad.save({"model": model.state_dict(), "opt": opt.state_dict()}, tmp_path / "ck")
+    graphgrad.save({"model": model.state_dict(), "opt": opt.state_dict()}, tmp_path / "ck",
+                   format="safetensors")
     ck = graphgrad.load(tmp_path / "ck")
     fresh = graphgrad.nn.Linear(3, 2)
     fresh.load_state_dict(ck["model"])
@@ -181,26 +183,26 @@ def test_tensor_attributes_and_sharing(tmp_path):
 
 def test_file_objects(tmp_path):
     buf = io.BytesIO()
-    graphgrad.save({"a": graphgrad.arange(3)}, buf)
+    graphgrad.save({"a": graphgrad.arange(3)}, buf, format="safetensors")
     buf.seek(0)
     assert graphgrad.load(buf)["a"].tolist() == [0, 1, 2]
     with open(tmp_path / "f", "wb") as fh:
-        graphgrad.save([graphgrad.ones(1), 2], fh)
+        graphgrad.save([graphgrad.ones(1), 2], fh, format="safetensors")
     with open(tmp_path / "f", "rb") as fh:
         got = graphgrad.load(fh, map_location="cpu", weights_only=True)
     assert norm(got) == norm([graphgrad.ones(1), 2])
-    graphgrad.save({"x": 1}, str(tmp_path / "str_path"))
+    graphgrad.save({"x": 1}, str(tmp_path / "str_path"), format="safetensors")
     loaded = graphgrad.load(str(tmp_path / "str_path"), map_location=graphgrad.device("cpu"))
     assert loaded == {"x": 1}
 
 
 def test_unsupported_objects_are_refused(tmp_path):
     with pytest.raises(TypeError, match="never pickles"):
-        graphgrad.save({"m": object()}, tmp_path / "x")
+        graphgrad.save({"m": object()}, tmp_path / "x.safetensors")
     cyc = []
     cyc.append(cyc)
     with pytest.raises(ValueError, match="self-referencing"):
-        graphgrad.save(cyc, tmp_path / "x")
+        graphgrad.save(cyc, tmp_path / "x", format="safetensors")
     assert not os.listdir(tmp_path)
     with pytest.raises(RuntimeError, match="no backend for device 'cuda'"):
         graphgrad.load(io.BytesIO(), map_location="cuda")
@@ -212,7 +214,7 @@ def test_crash_mid_save_keeps_previous_file(tmp_path, monkeypatch, exc):
     path = tmp_path / "ck.safetensors"
     graphgrad.save({"a": graphgrad.zeros(4), "b": graphgrad.zeros(4)}, path)
     before = path.read_bytes()
-    real = serialization._write_array
+    real = _safetensors._write_array
     calls = []
 
     def write_then_crash(fh, a):
@@ -221,7 +223,7 @@ def test_crash_mid_save_keeps_previous_file(tmp_path, monkeypatch, exc):
         calls.append(1)
         real(fh, a)
 
-    monkeypatch.setattr(serialization, "_write_array", write_then_crash)
+    monkeypatch.setattr(_safetensors, "_write_array", write_then_crash)
     with pytest.raises(type(exc)):
         graphgrad.save({"a": graphgrad.ones(4), "b": graphgrad.ones(4)}, path)
     assert calls and path.read_bytes() == before
@@ -234,21 +236,22 @@ def test_crash_mid_save_keeps_previous_file(tmp_path, monkeypatch, exc):
 def test_save_keeps_open_permissions_and_follows_symlinks(tmp_path):
     umask = os.umask(0o022)
     try:
-        graphgrad.save({"a": graphgrad.ones(1)}, tmp_path / "p")
+        graphgrad.save({"a": graphgrad.ones(1)}, tmp_path / "p", format="safetensors")
         with open(tmp_path / "q", "wb"):
             pass
     finally:
         os.umask(umask)
     assert os.stat(tmp_path / "p").st_mode & 0o777 == os.stat(tmp_path / "q").st_mode & 0o777
     os.symlink(tmp_path / "p", tmp_path / "link")
-    graphgrad.save({"b": graphgrad.ones(1)}, tmp_path / "link")
+    graphgrad.save({"b": graphgrad.ones(1)}, tmp_path / "link", format="safetensors")
     assert os.path.islink(tmp_path / "link") and list(graphgrad.load(tmp_path / "p")) == ["b"]
 
 
 # -- bad files ----------------------------------------------------------------------------------
 def good_bytes():
     buf = io.BytesIO()
-    graphgrad.save({"a": graphgrad.arange(10, dtype=graphgrad.float32)}, buf)
+    graphgrad.save({"a": graphgrad.arange(10, dtype=graphgrad.float32)}, buf,
+                   format="safetensors")
     return buf.getvalue()
 
 
@@ -293,14 +296,8 @@ def test_corrupt_files_give_clear_errors(tmp_path, raw, match):
     assert isinstance(e.value, RuntimeError) and isinstance(e.value, ValueError)
 
 
-@pytest.mark.parametrize("writer", [
-    lambda p: torch.save({"w": torch.ones(2)}, p),
-    lambda p: torch.save(torch.ones(2), p, _use_new_zipfile_serialization=False),
-    lambda p: p.write_bytes(pickle.dumps({"a": 1})),
-    lambda p: p.write_bytes(pickle.dumps([1], protocol=2)),
-])
-def test_pickle_files_are_refused(tmp_path, writer):
+def test_plain_pickles_are_not_checkpoints(tmp_path):
     path = tmp_path / "model.pt"
-    writer(path)
-    with pytest.raises(SerializationError, match="does not unpickle files, for safety"):
+    path.write_bytes(pickle.dumps({"a": 1}))  # a pickle without torch's magic number
+    with pytest.raises(SerializationError, match="not a torch.save checkpoint"):
         graphgrad.load(path)

@@ -18,6 +18,18 @@ from .model import KeywordSpotter
 def load_model(path: str):
     """The fine-tuned model and its words from a checkpoint written by the example."""
     checkpoint = torch.load(path)
+    needed = ("model", "words", "config")
+    missing = [k for k in needed if not isinstance(checkpoint, dict) or k not in checkpoint]
+    if missing or not isinstance(checkpoint["config"], dict) or "width" not in \
+            checkpoint["config"]:
+        held = (f"a dict with keys {sorted(map(str, checkpoint))}" if isinstance(checkpoint, dict)
+                else f"a {type(checkpoint).__name__}")
+        raise ValueError(
+            f"{path} is not a checkpoint written by the keyword-spotting example: it holds "
+            f"{held}, but predict needs 'model' (the state_dict), 'words' (the keywords, in "
+            "the order of the model's outputs) and 'config' with 'width'. A bare state_dict "
+            "does not say which word each output is; train with `python -m "
+            "graphgrad.examples.speech_commands` to write one.")
     model = KeywordSpotter(len(checkpoint["words"]), width=checkpoint["config"]["width"])
     model.load_state_dict(checkpoint["model"])
     model.eval()

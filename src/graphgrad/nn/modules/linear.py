@@ -15,7 +15,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Identity", "Linear", "Bilinear"]
+__all__ = ["Identity", "Linear", "Bilinear", "NonDynamicallyQuantizableLinear"]
 
 
 class Identity(Module):
@@ -62,6 +62,11 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """torch's class for ``MultiheadAttention.out_proj``: a Linear (the name matters to
+    torch's quantization tools and to pickles that name it)."""
 
 
 class Bilinear(Module):

@@ -1,25 +1,25 @@
-"""``save`` and ``load`` for checkpoints, in the safetensors file format, never with pickle.
+"""The safetensors format: ``graphgrad.save(obj, "x.safetensors")`` and any safetensors file.
 
 Tensors are stored as safetensors tensors; the Python structure around them (nested dicts,
 lists, tuples, numbers, strings) is a JSON description in the header's ``__metadata__``, so a
-state dict comes back as it went in. Writes to a path are atomic. See Note [Checkpoint format].
+state dict comes back as it went in. See Note [Checkpoint format]. Nothing is pickled.
 """
 
 from __future__ import annotations
 
 import collections
-import contextlib
 import json
-import os
+import math
 
 import numpy as np
 
-from ._device import device as _device_cls
-from ._dtype import _by_name as _dtype_by_name
-from ._dtype import dtype as _dtype_cls
-from ._tensor import Size, Tensor, wrap
+from .._device import device as _device_cls
+from .._dtype import _by_name as _dtype_by_name
+from .._dtype import dtype as _dtype_cls
+from .._tensor import Size, Tensor, wrap
+from ._errors import SerializationError
 
-__all__ = ["save", "load", "SerializationError"]
+__all__ = ["prepare_safetensors", "read_safetensors", "is_safetensors"]
 
 # Note [Checkpoint format]
 # A file is a standard safetensors file: 8-byte little-endian header length N, N bytes of JSON
@@ -54,47 +54,6 @@ _FROM_CODE = {code: dt for dt, code in _TO_CODE.items()}
 # Valid safetensors dtypes that graphgrad has no tensor type for (it has no bfloat16).
 _UNSUPPORTED = ("BF16", "U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3",
                 "F6_E3M2", "C64")
-
-
-class SerializationError(RuntimeError, ValueError):
-    """A file that ``load`` cannot read: corrupt, truncated, unsupported, or pickle-based.
-
-    It is both a RuntimeError (what torch.load raises for a broken archive) and a ValueError
-    (bad file contents), so either ``except`` catches it.
-    """
-
-
-# -- save -----------------------------------------------------------------------------------
-def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True,
-         _disable_byteorder_record=False) -> None:
-    """Saves tensors, state dicts and optimizer state dicts to ``f`` (a path or binary file).
-
-    A path is written atomically: a temporary file in the same directory is written, flushed,
-    fsynced and renamed over ``f``, so a crash leaves the previous file intact. Only tensors,
-    NumPy arrays and scalars, dict/list/tuple, str, int, float, bool and None can be stored; the
-    pickle arguments are accepted for torch compatibility and ignored (nothing is pickled).
-
-    >>> import io, graphgrad as torch
-    >>> buf = io.BytesIO()
-    >>> torch.save({"w": torch.ones(2), "step": 3}, buf)
-    >>> _ = buf.seek(0)
-    >>> torch.load(buf)
-    {'w': tensor([1., 1.]), 'step': 3}
-    """
-    arrays: dict[str, np.ndarray] = {}
-    structure = _Encoder(arrays).encode(obj)
-    header, ordered = _layout(arrays, {"format": "pt",
-                                       _STRUCTURE_KEY: json.dumps(structure,
-                                                                  separators=(",", ":"))})
-    if isinstance(f, (str, bytes, os.PathLike)):
-        _atomic_write(f, header, ordered)
-    elif hasattr(f, "write"):
-        _write_file(f, header, ordered)
-        if hasattr(f, "flush"):
-            f.flush()
-    else:
-        raise TypeError(f"save() expected a path or a writable binary file, got "
-                        f"{type(f).__name__}")
 
 
 class _Encoder:
@@ -170,8 +129,8 @@ class _Encoder:
         raise TypeError(
             f"graphgrad.save cannot store a {type(obj).__name__} (at "
             f"{'.'.join(path) or 'top level'}): it stores tensors, NumPy arrays, dict, list, "
-            "tuple, str, int, float, bool and None, and never pickles objects. Save a model's "
-            "or optimizer's state_dict() instead.")
+            "tuple, str, int, float, bool and None, and never pickles objects. Save it in "
+            "torch's format (any other file name) or save a state_dict() instead.")
 
     def _container(self, obj, path):
         if isinstance(obj, dict):
@@ -221,49 +180,24 @@ def _write_file(fh, header: bytes, arrays) -> None:
         _write_array(fh, a)
 
 
-def _atomic_write(path, header: bytes, arrays) -> None:
-    path = os.fsdecode(os.fspath(path))
-    if os.path.islink(path):
-        path = os.path.realpath(path)  # replace the file the link points to, not the link
-    directory = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(directory,
-                       f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    # 0o666 minus the umask: the file gets the permissions a plain open() would give it.
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            _write_file(fh, header, arrays)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    # The rename itself is durable once the directory entry is synced (POSIX only).
-    if hasattr(os, "O_DIRECTORY"):
-        with contextlib.suppress(OSError):
-            dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
+def prepare_safetensors(obj):
+    """Encodes ``obj`` (tensors in plain containers) now, so errors come before a file is
+    touched, and returns the function that writes it to a binary file."""
+    arrays: dict[str, np.ndarray] = {}
+    structure = _Encoder(arrays).encode(obj)
+    header, ordered = _layout(arrays, {"format": "pt",
+                                       _STRUCTURE_KEY: json.dumps(structure,
+                                                                  separators=(",", ":"))})
+    return lambda fh: _write_file(fh, header, ordered)
 
 
-# -- load -----------------------------------------------------------------------------------
-def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None,
-         **pickle_load_args):
-    """Loads what ``save`` wrote (or any safetensors file) from a path or binary file.
+def is_safetensors(buf) -> bool:
+    """Whether ``buf`` starts like a safetensors file (a header length, then ``{``)."""
+    return len(buf) >= 9 and buf[8:9] == b"{"
 
-    ``map_location``, ``weights_only`` and ``mmap`` are accepted for torch compatibility: every
-    load is weights-only (nothing is unpickled) and lands on the CPU. A pickle-based file (what
-    ``torch.save`` writes) is refused with a SerializationError, since unpickling can run code.
-    """
-    if isinstance(map_location, (str, _device_cls)):
-        from ._device import check_device
 
-        check_device(map_location)
-    buf, name = _read(f)
+def read_safetensors(buf, name: str):
+    """What ``write_safetensors`` wrote, or ``{name: Tensor}`` for another writer's file."""
     header, data_start = _parse_header(buf, name)
     metadata = header.pop("__metadata__", None) or {}
     if not isinstance(metadata, dict) or not all(
@@ -276,53 +210,21 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     try:
         structure = json.loads(metadata[_STRUCTURE_KEY])
         return _Decoder(arrays).node(structure)
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as e:
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
+            RecursionError) as e:
         raise SerializationError(f"{name}: corrupt graphgrad structure metadata "
                                  f"({type(e).__name__}: {e})") from None
 
 
-def _read(f):
-    if isinstance(f, (str, bytes, os.PathLike)):
-        name = os.fsdecode(os.fspath(f))
-        with open(name, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            buf = bytearray(size)
-            n = fh.readinto(buf)
-        return (buf if n == size else buf[:n]), repr(name)
-    if hasattr(f, "read"):
-        name = getattr(f, "name", None)
-        label = repr(name) if isinstance(name, str) else f"<{type(f).__name__}>"
-        data = f.read()
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise TypeError(f"load() expected a binary file, got {type(f).__name__}")
-        return bytearray(data), label
-    raise TypeError(f"load() expected a path or a readable binary file, got {type(f).__name__}")
-
-
-def _not_ours(buf, name: str):
-    """A SerializationError naming what ``buf`` looks like, for a file that is not safetensors."""
-    pickled = len(buf) > 1 and buf[0] == 0x80 and 2 <= buf[1] <= 5  # PROTO opcode, protocol
-    if buf[:4] == b"PK\x03\x04" or pickled:
-        return SerializationError(
-            f"{name} is a pickle or zip file, not safetensors (torch.save writes pickles in a "
-            "zip archive). graphgrad does not unpickle files, for safety: unpickling can run "
-            "arbitrary code. Convert it once in PyTorch with "
-            "safetensors.torch.save_file(torch.load(path), new_path) and load the new file.")
-    if buf[:6] == b"\x93NUMPY":
-        return SerializationError(f"{name} is a NumPy .npy file, not a safetensors checkpoint")
-    return None
-
-
 def _parse_header(buf, name: str):
     if len(buf) < 8:
-        raise _not_ours(buf, name) or SerializationError(
+        raise SerializationError(
             f"{name}: file is truncated or empty ({len(buf)} bytes; a safetensors file starts "
             "with an 8-byte header length)")
     n = int.from_bytes(buf[:8], "little")
     if n > len(buf) - 8 or n > _MAX_HEADER or buf[8:9] != b"{":
-        err = _not_ours(buf, name)
-        if err is not None:
-            raise err
+        if buf[:6] == b"\x93NUMPY":
+            raise SerializationError(f"{name} is a NumPy .npy file, not a checkpoint")
         if n > _MAX_HEADER:
             raise SerializationError(f"{name}: not a safetensors file (header length {n} is "
                                      f"over the {_MAX_HEADER}-byte limit)")
@@ -333,8 +235,9 @@ def _parse_header(buf, name: str):
                                  "start with '{')")
     try:
         header = json.loads(bytes(buf[8:8 + n]).decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:
-        raise SerializationError(f"{name}: corrupt safetensors header ({e})") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:  # deep nesting: RecursionError
+        raise SerializationError(f"{name}: corrupt safetensors header "
+                                 f"({type(e).__name__}: {e})") from None
     if not isinstance(header, dict):
         raise SerializationError(f"{name}: corrupt safetensors header (not a JSON object)")
     return header, 8 + n
@@ -343,12 +246,15 @@ def _parse_header(buf, name: str):
 def _arrays(header: dict, buf, start: int, name: str) -> dict:
     data_len = len(buf) - start
     out = {}
+    spans = []
     for key, info in header.items():
         where = f"{name}: tensor {key!r}"
         try:
             code, shape, (begin, end) = info["dtype"], info["shape"], info["data_offsets"]
-            ok = (all(isinstance(s, int) and s >= 0 for s in shape) and isinstance(begin, int)
-                  and isinstance(end, int) and 0 <= begin <= end)
+            # type() is int: bools are ints to Python but not dims; NumPy takes dims < 2**63
+            ok = (isinstance(shape, list) and all(type(s) is int and 0 <= s < 2**63
+                                                  for s in shape)
+                  and type(begin) is int and type(end) is int and 0 <= begin <= end)
         except (TypeError, KeyError, ValueError):
             ok = False
         if not ok:
@@ -359,7 +265,7 @@ def _arrays(header: dict, buf, start: int, name: str) -> dict:
                 raise SerializationError(f"{where} has dtype {code}, which graphgrad does not "
                                          f"support (supported: {', '.join(_FROM_CODE)})")
             raise SerializationError(f"{where} has an unknown dtype {code!r}")
-        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        count = math.prod(shape)  # exact: NumPy's int64 product would wrap around
         if end - begin != count * dt.itemsize:
             raise SerializationError(f"{where}: data_offsets {[begin, end]} hold {end - begin} "
                                      f"bytes but shape {shape} of {code} needs "
@@ -367,10 +273,25 @@ def _arrays(header: dict, buf, start: int, name: str) -> dict:
         if end > data_len:
             raise SerializationError(f"{name}: file is truncated: tensor {key!r} ends at byte "
                                      f"{end} of the data but the file holds {data_len}")
+        spans.append((begin, end, key))
         a = np.frombuffer(buf, dtype=dt.newbyteorder("<"), count=count, offset=start + begin)
         if not a.dtype.isnative or (start + begin) % dt.itemsize:
             a = a.astype(dt)  # big-endian host, or an unaligned tensor from another writer
-        out[key] = a.reshape(shape)
+        try:
+            out[key] = a.reshape(shape)
+        except (ValueError, OverflowError) as e:  # a shape NumPy cannot index (size 0)
+            raise SerializationError(f"{where} has shape {shape}, which NumPy cannot hold "
+                                     f"({e})") from None
+    # As the safetensors library: tensors tile the data without overlaps (overlapping
+    # tensors would alias each other's memory) or holes.
+    spans.sort()
+    at = 0
+    for begin, end, key in spans:
+        if begin != at:
+            what = "overlaps the tensor before it" if begin < at else "leaves a hole before it"
+            raise SerializationError(f"{name}: tensor {key!r} at data_offsets {[begin, end]} "
+                                     f"{what} (which ends at {at})")
+        at = end
     return out
 
 
@@ -398,7 +319,10 @@ class _Decoder:
         if "tuple" in n:
             return tuple(self.node(x) for x in n["tuple"])
         if "size" in n:
-            return Size(n["size"])
+            dims = n["size"]
+            if not isinstance(dims, list) or not all(type(d) is int for d in dims):
+                raise ValueError(f"torch.Size of non-integers {dims!r}")
+            return Size(dims)
         if "dtype" in n:
             return _dtype_by_name(n["dtype"])
         if "device" in n:
@@ -426,7 +350,7 @@ class _Decoder:
         elif kind == "npscalar":
             obj = a[()]
         elif n.get("parameter"):
-            from .nn.parameter import Parameter
+            from ..nn.parameter import Parameter
 
             obj = Parameter(wrap(a, False, None), bool(n.get("requires_grad")))
         else:

@@ -1,0 +1,336 @@
+"""Checkpoints both ways with torch 2.13: torch.save -> graphgrad.load and graphgrad.save ->
+torch.load, in torch's zip and legacy formats, weights-only and full, plus the safe-globals API
+and the refusal of a malicious pickle (nothing executed)."""
+
+from __future__ import annotations
+
+import collections
+import io
+import os
+import pickle
+import struct
+import zipfile
+
+import numpy as np
+import pytest
+import torch
+
+import graphgrad
+from graphgrad import serialization
+from graphgrad.serialization import SerializationError
+
+FORMATS = [pytest.param(True, id="zip"), pytest.param(False, id="legacy")]
+DTYPES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool",
+          "complex64", "complex128"]
+
+
+def norm(obj):
+    """Types, dtypes, shapes, strides and values of a structure, for either library."""
+    if isinstance(obj, (torch.Tensor, graphgrad.Tensor)):
+        kind = "param" if isinstance(obj, (torch.nn.Parameter, graphgrad.nn.Parameter)) else "t"
+        return (kind, str(obj.dtype), tuple(obj.shape), tuple(obj.stride()),
+                obj.detach().tolist(), obj.requires_grad)
+    if isinstance(obj, dict):
+        meta = getattr(obj, "_metadata", None)
+        return (type(obj).__name__, [(norm(k), norm(v)) for k, v in obj.items()], norm(meta))
+    if isinstance(obj, (list, tuple)):
+        return (type(obj).__name__, [norm(v) for v in obj])
+    if isinstance(obj, (set, frozenset)):
+        return (type(obj).__name__, sorted(map(repr, obj)))
+    if isinstance(obj, (torch.dtype, graphgrad.dtype, torch.device, graphgrad.device)):
+        return ("named", str(obj))
+    return (type(obj).__name__, obj)
+
+
+def torch_checkpoint():
+    """A torch model's and Adam's state dicts, views, and the Python values torch.load allows."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4),
+                                torch.nn.Linear(4, 2))
+    opt = torch.optim.Adam(model.parameters(), lr=0.01, betas=(0.8, 0.9), amsgrad=True)
+    model(torch.randn(5, 3)).pow(2).sum().backward()
+    opt.step()
+    base = torch.arange(12.0).reshape(3, 4)
+    return {"model": model.state_dict(), "optim": opt.state_dict(), "base": base,
+            "rows": base[1:], "t": base.t(), "col": base[:, 2], "expanded": torch.ones(3)[None]
+            .expand(2, 3), "param": torch.nn.Parameter(torch.full((2,), 0.5)),
+            "leaf": torch.ones(2, requires_grad=True), "size": torch.Size([2, 3]),
+            "dtype": torch.float16, "device": torch.device("cpu"), "bytes": b"\x00\xff",
+            "set": {1, 2}, "complex": 1 + 2j, "nested": [(1, [2.5]),
+                                                                                   {"k": None}],
+            "empty": torch.zeros(0, 3), "scalar": torch.tensor(7, dtype=torch.int16),
+            "conj": torch.tensor([1 + 2j, 3 - 1j]).conj()}
+
+
+def to_graphgrad(obj):
+    """torch's checkpoint with graphgrad objects, for saving from graphgrad."""
+    if isinstance(obj, torch.nn.Parameter):
+        return graphgrad.nn.Parameter(to_graphgrad(obj.detach()), obj.requires_grad)
+    if isinstance(obj, torch.Tensor):
+        t = graphgrad.from_numpy(obj.detach().resolve_conj().numpy().copy())
+        return t.requires_grad_() if obj.requires_grad else t
+    if isinstance(obj, torch.Size):
+        return graphgrad.Size(obj)
+    if isinstance(obj, torch.dtype):
+        return getattr(graphgrad, str(obj).removeprefix("torch."))
+    if isinstance(obj, torch.device):
+        return graphgrad.device(str(obj))
+    if isinstance(obj, dict):
+        out = type(obj)((k, to_graphgrad(v)) for k, v in obj.items())
+        if hasattr(obj, "_metadata"):
+            out._metadata = obj._metadata
+        return out
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(to_graphgrad(v) for v in obj)
+    return obj
+
+
+def saved_by_torch(obj, zip_format: bool) -> io.BytesIO:
+    buf = io.BytesIO()
+    torch.save(obj, buf, _use_new_zipfile_serialization=zip_format)
+    buf.seek(0)
+    return buf
+
+
+# -- torch.save -> graphgrad.load ---------------------------------------------------------------
+@pytest.mark.parametrize("zip_format", FORMATS)
+@pytest.mark.parametrize("weights_only", [True, False])
+def test_torch_checkpoint_loads_as_torch_loads_it(zip_format, weights_only):
+    ck = torch_checkpoint()
+    theirs = torch.load(saved_by_torch(ck, zip_format), weights_only=weights_only)
+    ours = graphgrad.load(saved_by_torch(ck, zip_format), weights_only=weights_only)
+    for key in ck:
+        assert norm(ours[key]) == norm(theirs[key]), key
+    assert isinstance(ours["model"], collections.OrderedDict)
+    assert type(ours["param"]) is graphgrad.nn.Parameter and type(ours["size"]) is graphgrad.Size
+    assert ours["dtype"] is graphgrad.float16 and list(ours["optim"]["state"]) == [0, 1, 2, 3,
+                                                                                    4, 5]
+
+
+@pytest.mark.parametrize("zip_format", FORMATS)
+def test_views_share_storage_again(zip_format):
+    ours = graphgrad.load(saved_by_torch(torch_checkpoint(), zip_format))
+    theirs = torch.load(saved_by_torch(torch_checkpoint(), zip_format))
+    for lib in (ours, theirs):
+        lib["base"][1, 2] = -5.0  # one write is seen through every view of the storage
+    for key in ("rows", "t", "col"):
+        assert norm(ours[key]) == norm(theirs[key])
+    assert ours["rows"].untyped_storage() == ours["base"].untyped_storage()
+    assert ours["rows"].untyped_storage() != ours["leaf"].untyped_storage()
+
+
+@pytest.mark.parametrize("zip_format", FORMATS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_dtype_loads(zip_format, dtype):
+    t = (torch.arange(-3, 9).reshape(3, 4) * 37).to(getattr(torch, dtype))
+    ours = graphgrad.load(saved_by_torch({"t": t, "v": t[1:, ::2]}, zip_format))
+    assert str(ours["t"].dtype) == str(t.dtype)
+    assert np.array_equal(ours["t"].numpy(), t.numpy())
+    assert np.array_equal(ours["v"].numpy(), t[1:, ::2].numpy())
+
+
+def test_bfloat16_loads_or_says_what_to_install():
+    t = torch.tensor([1.5, -2.25, 3e38], dtype=torch.bfloat16)
+    buf = saved_by_torch(t, True)
+    if not isinstance(getattr(graphgrad, "bfloat16", None), graphgrad.dtype):
+        with pytest.raises(SerializationError, match="bfloat16"):
+            graphgrad.load(buf)
+        return
+    got = graphgrad.load(buf)
+    assert got.dtype == graphgrad.bfloat16
+    assert got.float().tolist() == t.float().tolist()
+
+
+def test_dtypes_graphgrad_lacks_are_refused_clearly():
+    with pytest.raises(SerializationError, match=r"torch\.uint16"):
+        graphgrad.load(saved_by_torch(torch.ones(2, dtype=torch.uint16), True))
+
+
+def test_torch_module_loads_with_weights_only_false():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU(), torch.nn.Flatten(),
+                                torch.nn.Linear(8, 3))
+    buf = saved_by_torch(model, True)
+    with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL "
+                       r"torch\.nn\.modules\.container\.Sequential.*add_safe_globals"):
+        graphgrad.load(buf)
+    buf.seek(0)
+    ours = graphgrad.load(buf, weights_only=False)
+    assert isinstance(ours[0], graphgrad.nn.Conv2d) and isinstance(ours[3], graphgrad.nn.Linear)
+    x = torch.randn(2, 1, 4, 4)
+    got = ours(graphgrad.from_numpy(x.numpy())).detach().numpy()
+    np.testing.assert_allclose(got, model(x).detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_safe_globals_allow_a_class():
+    model = torch.nn.Linear(2, 1)
+    buf = saved_by_torch(model, True)
+    needed = [graphgrad.nn.Linear, graphgrad.nn.Parameter]
+    with serialization.safe_globals(needed):
+        assert serialization.get_safe_globals() == needed
+        ours = graphgrad.load(buf)
+    assert isinstance(ours, graphgrad.nn.Linear) and serialization.get_safe_globals() == []
+    np.testing.assert_array_equal(ours.weight.detach().numpy(), model.weight.detach().numpy())
+    serialization.add_safe_globals([graphgrad.nn.Linear])
+    try:
+        buf.seek(0)
+        assert isinstance(graphgrad.load(buf), graphgrad.nn.Linear)
+    finally:
+        serialization.clear_safe_globals()
+    buf.seek(0)
+    with pytest.raises(pickle.UnpicklingError):
+        graphgrad.load(buf)
+
+
+class Evil:
+    def __reduce__(self):
+        return (os.system, ("touch pwned",))
+
+
+@pytest.mark.parametrize("zip_format", FORMATS)
+def test_malicious_pickle_is_refused_and_nothing_runs(tmp_path, monkeypatch, zip_format):
+    monkeypatch.chdir(tmp_path)
+    buf = saved_by_torch({"w": torch.ones(1), "x": Evil()}, zip_format)
+    calls = []
+    monkeypatch.setattr(os, "system", lambda cmd: calls.append(cmd))
+    with pytest.raises(pickle.UnpicklingError, match=r"Unsupported global: GLOBAL (posix|os)"
+                       r"\.system"):
+        graphgrad.load(buf)
+    assert calls == [] and not (tmp_path / "pwned").exists()
+    monkeypatch.undo()
+    assert serialization.get_unsafe_globals_in_checkpoint(saved_by_torch(
+        {"x": Evil()}, True)) in (["posix.system"], ["os.system"])
+
+
+def test_map_location_and_mmap(tmp_path):
+    path = tmp_path / "ck.pt"
+    torch.save({"w": torch.arange(6.0).reshape(2, 3)}, path)
+    seen = []
+    for where in ("cpu", graphgrad.device("cpu"), {"cpu": "cpu"},
+                  lambda storage, loc: seen.append(loc) or storage):
+        assert graphgrad.load(path, map_location=where)["w"].tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert seen == ["cpu"]
+    mapped = graphgrad.load(path, mmap=True)["w"]
+    mapped.add_(1)  # private mapping: writable, and the file keeps its bytes
+    assert mapped.tolist()[0] == [1, 2, 3] and graphgrad.load(path)["w"].tolist()[0] == [0, 1, 2]
+    with pytest.raises(ValueError, match="file path"):
+        graphgrad.load(io.BytesIO(path.read_bytes()), mmap=True)
+    torch.save(torch.ones(1), tmp_path / "old.pt", _use_new_zipfile_serialization=False)
+    with pytest.raises(RuntimeError, match="mmap can only be used"):
+        graphgrad.load(tmp_path / "old.pt", mmap=True)
+
+
+def test_cuda_storages_need_a_map_location(tmp_path):
+    buf = saved_by_torch({"w": torch.ones(2)}, True)
+    raw = buf.getvalue()
+    # the same file, with its storage's location rewritten to 'cuda:0' in the pickle
+    zf = zipfile.ZipFile(io.BytesIO(raw))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zo:
+        for info in zf.infolist():
+            data = zf.read(info)
+            if info.filename.endswith("data.pkl"):
+                data = data.replace(b"X\x03\x00\x00\x00cpu", b"X\x06\x00\x00\x00cuda:0")
+            zo.writestr(info.filename, data)
+    with pytest.raises(RuntimeError, match="map_location=torch.device\\('cpu'\\)"):
+        graphgrad.load(io.BytesIO(out.getvalue()))
+    got = graphgrad.load(io.BytesIO(out.getvalue()), map_location={"cuda:0": "cpu"})
+    assert got["w"].tolist() == [1.0, 1.0]
+
+
+# -- graphgrad.save -> torch.load ---------------------------------------------------------------
+@pytest.mark.parametrize("zip_format", FORMATS)
+def test_graphgrad_checkpoint_loads_in_torch_weights_only(tmp_path, zip_format):
+    ck = torch_checkpoint()
+    ck.pop("conj")  # graphgrad has no lazy conjugation: it saves values
+    path = tmp_path / "gg.pt"
+    graphgrad.save(to_graphgrad(ck), path, _use_new_zipfile_serialization=zip_format)
+    theirs = torch.load(path, weights_only=True)
+    expected = torch.load(saved_by_torch(ck, True), weights_only=True)
+    for key in ck:
+        if key in ("rows", "t", "col", "expanded"):  # converted separately: own storages
+            assert norm(theirs[key])[4] == norm(expected[key])[4]
+        else:
+            assert norm(theirs[key]) == norm(expected[key]), key
+    assert type(theirs["param"]) is torch.nn.Parameter and type(theirs["size"]) is torch.Size
+
+
+def test_graphgrad_views_share_storage_in_torch(tmp_path):
+    base = graphgrad.arange(12.0).reshape(3, 4)
+    path = tmp_path / "v.pt"
+    graphgrad.save({"base": base, "rows": base[1:], "t": base.t(), "col": base[:, 2],
+                    "exp": graphgrad.ones(3)[None].expand(2, 3)}, path)
+    got = torch.load(path)
+    assert got["t"].stride() == (1, 4) and got["col"].stride() == (4,)
+    assert got["exp"].stride() == (0, 1)
+    assert got["rows"].untyped_storage().data_ptr() == got["base"].untyped_storage().data_ptr()
+    got["base"][1, 2] = -1.0
+    assert got["rows"][0, 2] == -1 and got["t"][2, 1] == -1 and got["col"][1] == -1
+
+
+def test_graphgrad_module_loads_in_torch_and_back(tmp_path):
+    graphgrad.manual_seed(0)
+    nn = graphgrad.nn
+    model = nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.ReLU(), nn.Flatten(),
+                          nn.Linear(8, 3), nn.LayerNorm(3))
+    path = tmp_path / "model.pt"
+    graphgrad.save(model, path)
+    with pytest.raises(pickle.UnpicklingError, match="torch.nn.modules.container.Sequential"):
+        torch.load(path)
+    theirs = torch.load(path, weights_only=False)
+    assert type(theirs[0]) is torch.nn.Conv2d and type(theirs[5]) is torch.nn.LayerNorm
+    model.eval()
+    theirs.eval()
+    x = np.random.default_rng(0).standard_normal((2, 1, 4, 4)).astype(np.float32)
+    want = model(graphgrad.from_numpy(x)).detach().numpy()
+    np.testing.assert_allclose(theirs(torch.from_numpy(x)).detach().numpy(), want, rtol=1e-5,
+                               atol=1e-6)
+    ours = graphgrad.load(path, weights_only=False).eval()
+    assert type(ours[0]) is nn.Conv2d
+    np.testing.assert_allclose(ours(graphgrad.from_numpy(x)).detach().numpy(), want)
+
+
+def test_records_are_64_byte_aligned(tmp_path):
+    path = tmp_path / "a.pt"
+    graphgrad.save({"a": graphgrad.ones(3), "b": graphgrad.zeros(5, dtype=graphgrad.float64)},
+                   path)
+    raw = path.read_bytes()
+    infos = zipfile.ZipFile(path).infolist()
+    assert [i.filename for i in infos][:4] == ["archive/data.pkl", "archive/.format_version",
+                                               "archive/.storage_alignment", "archive/byteorder"]
+    for info in infos:
+        n, e = struct.unpack("<HH", raw[info.header_offset + 26:info.header_offset + 30])
+        assert (info.header_offset + 30 + n + e) % 64 == 0, info.filename
+        assert info.compress_type == zipfile.ZIP_STORED
+
+
+def test_safetensors_still_chosen_by_name_or_format(tmp_path):
+    graphgrad.save({"a": graphgrad.ones(2)}, tmp_path / "a.safetensors")
+    graphgrad.save({"a": graphgrad.ones(2)}, tmp_path / "a.bin", format="safetensors")
+    import safetensors.numpy
+
+    for name in ("a.safetensors", "a.bin"):
+        assert safetensors.numpy.load_file(str(tmp_path / name))["a"].tolist() == [1.0, 1.0]
+    with pytest.raises(ValueError, match="format must be one of"):
+        graphgrad.save({}, tmp_path / "x", format="npz")
+
+
+def test_storage_bigger_than_its_record_is_refused():
+    raw = saved_by_torch({"w": torch.ones(4)}, True).getvalue()
+    zf = zipfile.ZipFile(io.BytesIO(raw))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zo:
+        for info in zf.infolist():
+            data = zf.read(info)
+            if info.filename.endswith("data.pkl"):  # claim 2**40 elements
+                data = data.replace(b"K\x04t", b"\x8a\x06\x00\x00\x00\x00\x00\x01t")
+            zo.writestr(info.filename, data)
+    with pytest.raises(SerializationError, match="holds 16 bytes"):
+        graphgrad.load(io.BytesIO(out.getvalue()))
+
+
+def test_view_past_its_storage_is_refused():
+    raw = saved_by_torch({"w": torch.ones(4)}, True).getvalue()
+    bad = raw.replace(b"K\x00K\x04\x85", b"K\x03K\x04\x85")  # storage offset 3, size 4
+    with pytest.raises(SerializationError, match="needs 7 elements but its storage holds 4"):
+        graphgrad.load(io.BytesIO(bad))
