@@ -16,7 +16,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..ops._util import wrap_dim
 from . import _ops
-from ._construct import check_tracing, to_dense
+from ._construct import check_tracing, coalesce, to_dense
 from ._tensor import SparseTensor, _like, linear_index, make_coo, refuse, sparse_csr
 
 __all__ = ["install"]
@@ -176,9 +176,16 @@ _ZERO_PRESERVING = ("neg", "negative", "abs", "absolute", "relu", "sqrt", "squar
                     "deg2rad", "rad2deg", "frac", "signbit", "isnan", "isinf", "nan_to_num")
 
 
+_LINEAR = ("neg", "negative", "deg2rad", "rad2deg")
+
+
 def _unary(name):
+    linear = name in _LINEAR
+
     def method(self, *args, **kwargs):
-        return _like(self, getattr(self._svals, name)(*args, **kwargs))
+        # f(a) + f(b) != f(a + b): repeated entries are added up first (torch does too)
+        s = self if linear or not self.is_sparse else coalesce(self)
+        return _like(s, getattr(s._svals, name)(*args, **kwargs))
     method.__name__ = name
     return method
 
@@ -186,13 +193,14 @@ def _unary(name):
 def pow(self, exponent):
     if not isinstance(exponent, numbers.Number) or exponent <= 0:
         raise refuse(self, "pow with a non-positive or tensor exponent")
-    return _like(self, self._svals ** exponent)
+    s = coalesce(self) if self.is_sparse else self
+    return _like(s, s._svals ** exponent)
 
 
 def install():
     """Puts the methods on SparseTensor (they override the dense ones it inherits)."""
     T = SparseTensor
-    from ._construct import coalesce, to_sparse, to_sparse_csr
+    from ._construct import to_sparse, to_sparse_csr
     from ._reduce import tensor_sum
 
     T.add, T.sub, T.mul, T.div = add, sub, mul, div

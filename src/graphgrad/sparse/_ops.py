@@ -97,7 +97,7 @@ def _spmm_rule(ns, g, rows, cols, vals, x, n, needs):
             gx = _spmm_fwd(np, cols, rows, vals, g, m)
         if needs[2]:
             prod = g[rows] * x[cols]
-            gv = prod.reshape(prod.shape[0], -1).sum(1) if prod.ndim > 1 else prod
+            gv = prod.sum(axis=tuple(range(1, prod.ndim))) if prod.ndim > 1 else prod
     return None, None, gv, gx
 
 
