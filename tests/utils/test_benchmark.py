@@ -15,10 +15,10 @@ def _shape(mod, lib):
     m = t.timeit(50)
     b = t.blocked_autorange(min_run_time=0.01)
     text = re.sub(r"[\d.]+ (ns|us|ms|s)\b", "T", repr(m))
-    text = re.sub(r"0x[0-9a-f]+", "0x", text).replace(lib, "LIB")
+    text = re.sub(r"0x[0-9a-f]+", "0x", text).replace(f"import {lib}", "import LIB")
     return {
         "timeit": (len(m.times), m.number_per_run, m.title, m.median > 0, m.iqr),
-        "blocked": (len(b.times) >= 2, b.number_per_run >= 1, all(x > 0 for x in b.times)),
+        "blocked": (len(b.times) >= 1, b.number_per_run >= 1, all(x > 0 for x in b.times)),
         "repr": text,
         "compare_has_label": "mul" in str(mod.Compare([m, b])),
     }

@@ -52,7 +52,7 @@ class Timer:
     def blocked_autorange(self, callback=None, min_run_time: float = 0.2) -> Measurement:
         number = self._block_size()
         times, total = [], 0.0
-        while total < min_run_time or len(times) < 2:
+        while total < min_run_time or not times:
             t = self._measure(number)
             if callback is not None:
                 callback(number, t)
