@@ -1,0 +1,236 @@
+"""``torch.utils.tensorboard.summary``: Summary protos for scalars, histograms, images, text and
+hparams, built from graphgrad tensors, NumPy arrays or numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._png import encode_png
+from ._proto import tb
+
+__all__ = ["scalar", "histogram", "histogram_raw", "make_histogram", "image", "make_image",
+           "text", "tensor_proto", "hparams"]
+
+
+def _np(x):
+    """A NumPy array of a tensor, an array, a number or a list (a Tensor is detached)."""
+    from ..._tensor import Tensor
+
+    if isinstance(x, Tensor):
+        return x.detach().numpy()
+    if hasattr(x, "detach") and hasattr(x, "cpu"):  # a torch tensor passed by the user
+        return x.detach().cpu().numpy()
+    return np.asarray(x)
+
+
+def scalar(name, tensor, collections=None, new_style=False, double_precision=False):
+    """A Summary with one scalar (``simple_value``, or a tensor value when ``new_style``)."""
+    p = tb()
+    value = _np(tensor).squeeze()
+    if value.ndim != 0:
+        raise ValueError(f"Tensor should contain one element (0 dimensions). Was given size: "
+                         f"{value.size} and {value.ndim} dimensions.")
+    value = float(value)
+    if new_style:
+        dtype = p.types_pb2.DT_DOUBLE if double_precision else p.types_pb2.DT_FLOAT
+        t = p.tensor_pb2.TensorProto(dtype=dtype,
+                                     tensor_shape=p.tensor_shape_pb2.TensorShapeProto())
+        (t.double_val if double_precision else t.float_val).append(value)
+        meta = p.summary_pb2.SummaryMetadata(
+            plugin_data=p.summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars"))
+        return p.summary_pb2.Summary(value=[p.summary_pb2.Summary.Value(
+            tag=name, tensor=t, metadata=meta)])
+    return p.summary_pb2.Summary(value=[p.summary_pb2.Summary.Value(tag=name,
+                                                                      simple_value=value)])
+
+
+def _tensorflow_limits():
+    """TensorFlow's default bucket edges: +-1e-12 growing by 10% to 1e20, and 0."""
+    pos = [1e-12]
+    while pos[-1] < 1e20:
+        pos.append(pos[-1] * 1.1)
+    return np.array([-v for v in reversed(pos)] + [0.0] + pos + [np.finfo(np.float64).max])
+
+
+def make_histogram(values, bins, max_bins=None):
+    """The HistogramProto of ``values``: ``bins`` is ``"tensorflow"`` (TensorFlow's default
+    exponential buckets, empty ends trimmed), a NumPy bins string (``"auto"``, ``"fd"``), a
+    count or an edge array."""
+    p = tb()
+    v = _np(values).astype(np.float64).reshape(-1)
+    if v.size == 0:
+        raise ValueError("The input has no element.")
+    if isinstance(bins, str) and bins == "tensorflow":
+        limits = _tensorflow_limits()
+        counts = np.bincount(np.searchsorted(limits, v, side="left"),
+                             minlength=limits.size)[:limits.size]
+        nz = np.nonzero(counts)[0]
+        lo, hi = max(nz[0] - 1, 0), nz[-1] + 1  # keep one empty bucket before the first
+        limits, counts = limits[lo:hi], counts[lo:hi]
+    else:
+        counts, edges = np.histogram(v, bins=bins)
+        # as torch's: every edge is a limit, the first bucket (below the first edge) empty
+        counts, limits = np.concatenate([[0], counts]), edges
+        if max_bins is not None and counts.size > max_bins:  # merge neighbours, as torch
+            k = -(-counts.size // max_bins)
+            pad = (-counts.size) % k
+            counts = np.pad(counts, (0, pad)).reshape(-1, k).sum(1)
+            limits = np.pad(limits, (0, pad), mode="edge").reshape(-1, k)[:, -1]
+    return p.summary_pb2.HistogramProto(
+        min=float(v.min()), max=float(v.max()), num=int(v.size), sum=float(v.sum()),
+        sum_squares=float(np.dot(v, v)), bucket_limit=[float(x) for x in limits],
+        bucket=[float(c) for c in counts])
+
+
+def histogram(name, values, bins, max_bins=None):
+    p = tb()
+    return p.summary_pb2.Summary(value=[p.summary_pb2.Summary.Value(
+        tag=name, histo=make_histogram(values, bins, max_bins))])
+
+
+def histogram_raw(name, min, max, num, sum, sum_squares, bucket_limits, bucket_counts):  # noqa: A002
+    p = tb()
+    h = p.summary_pb2.HistogramProto(min=min, max=max, num=num, sum=sum,
+                                     sum_squares=sum_squares,
+                                     bucket_limit=list(bucket_limits),
+                                     bucket=list(bucket_counts))
+    return p.summary_pb2.Summary(value=[p.summary_pb2.Summary.Value(tag=name, histo=h)])
+
+
+def _to_hwc(img, dataformats):
+    """``img`` as (H, W, C) for a layout string of C/H/W (and N: tiled 8 to a row, as torch's
+    grid); one channel becomes gray RGB, as torch writes it."""
+    fmt = dataformats.upper()
+    if len(set(fmt)) != len(fmt) or set(fmt) - set("NCHW") or img.ndim != len(fmt):
+        raise ValueError(f"size of input tensor and input format are different. tensor shape: "
+                         f"{img.shape}, input_format: {dataformats}")
+    if "N" in fmt:
+        img = img.transpose([fmt.index(c) for c in "NCHW" if c in fmt])
+        if "C" not in fmt:
+            img = img[:, None]
+        if img.shape[1] == 1:
+            img = np.concatenate([img] * 3, axis=1)
+        n, c, h, w = img.shape
+        cols = min(n, 8)
+        rows = -(-n // cols)
+        grid = np.zeros((c, rows * h, cols * w), img.dtype)
+        for i in range(n):
+            r, q = divmod(i, cols)
+            grid[:, r * h:(r + 1) * h, q * w:(q + 1) * w] = img[i]
+        img, fmt = grid, "CHW"
+    if fmt == "HW":
+        img, fmt = img[None], "CHW"
+    img = img.transpose([fmt.index(c) for c in "HWC"])
+    if img.shape[2] == 1:
+        img = np.concatenate([img] * 3, axis=2)
+    if img.shape[2] not in (3, 4):
+        raise ValueError(f"an image needs 1, 3 or 4 channels, not {img.shape[2]}")
+    return img
+
+
+def make_image(img_hwc):
+    p = tb()
+    h, w, c = img_hwc.shape
+    return p.summary_pb2.Summary.Image(height=h, width=w, colorspace=c,
+                                       encoded_image_string=encode_png(img_hwc))
+
+
+def image(tag, tensor, rescale=1, dataformats="CHW"):
+    """An image summary: float pixels in [0, 1] are scaled to 0..255 (truncated, as torch's),
+    uint8 kept."""
+    p = tb()
+    arr = _np(tensor)
+    hwc = _to_hwc(arr, dataformats)
+    if hwc.dtype != np.uint8:
+        hwc = np.clip(hwc * (255.0 * rescale), 0, 255).astype(np.uint8)
+    return p.summary_pb2.Summary(value=[p.summary_pb2.Summary.Value(
+        tag=tag, image=make_image(np.ascontiguousarray(hwc)))])
+
+
+def tensor_proto(tag, tensor):
+    """A Summary holding ``tensor`` itself (TensorBoard's tensor value), float or int."""
+    p = tb()
+    arr = np.ascontiguousarray(_np(tensor))
+    kinds = {"f": (p.types_pb2.DT_FLOAT, np.float32), "i": (p.types_pb2.DT_INT64, np.int64),
+             "u": (p.types_pb2.DT_INT64, np.int64), "b": (p.types_pb2.DT_BOOL, np.bool_)}
+    if arr.dtype.kind not in kinds:
+        raise TypeError(f"add_tensor: unsupported dtype {arr.dtype}")
+    dtype, np_dtype = kinds[arr.dtype.kind]
+    if arr.dtype == np.float64:
+        dtype, np_dtype = p.types_pb2.DT_DOUBLE, np.float64
+    shape = p.tensor_shape_pb2.TensorShapeProto(
+        dim=[p.tensor_shape_pb2.TensorShapeProto.Dim(size=s) for s in arr.shape])
+    t = p.tensor_pb2.TensorProto(dtype=dtype, tensor_shape=shape,
+                                 tensor_content=arr.astype(np_dtype).tobytes())
+    return p.summary_pb2.Summary(value=[p.summary_pb2.Summary.Value(tag=tag, tensor=t)])
+
+
+def text(tag, text):
+    """A text-plugin summary: the string as a scalar string tensor, under ``tag/text_summary``."""
+    p = tb()
+    meta = p.summary_pb2.SummaryMetadata(
+        plugin_data=p.summary_pb2.SummaryMetadata.PluginData(plugin_name="text",
+                                                             content=b"{}"))
+    shape = p.tensor_shape_pb2.TensorShapeProto(
+        dim=[p.tensor_shape_pb2.TensorShapeProto.Dim(size=1)])
+    t = p.tensor_pb2.TensorProto(dtype=p.types_pb2.DT_STRING, string_val=[text.encode()],
+                                 tensor_shape=shape)
+    return p.summary_pb2.Summary(value=[p.summary_pb2.Summary.Value(
+        tag=tag + "/text_summary", metadata=meta, tensor=t)])
+
+
+def hparams(hparam_dict=None, metric_dict=None, hparam_domain_discrete=None):
+    """The three hparams-plugin summaries (experiment, session start, session end) for one run:
+    numbers, strings, bools and tensors with one element as hyperparameters."""
+    from ..._tensor import Tensor
+
+    try:
+        from tensorboard.plugins.hparams import api_pb2, plugin_data_pb2
+    except ImportError as err:
+        raise ImportError("add_hparams needs the tensorboard package: install graphgrad's "
+                          "'tensorboard' extra") from err
+    from google.protobuf import struct_pb2
+
+    p = tb()
+    if not isinstance(hparam_dict, dict) or not isinstance(metric_dict, dict):
+        raise TypeError("parameter: hparam_dict and metric_dict should be dictionary.")
+    hparam_domain_discrete = hparam_domain_discrete or {}
+    start = plugin_data_pb2.SessionStartInfo()
+    infos = []
+    for k, v in hparam_dict.items():
+        if v is None:
+            continue
+        if isinstance(v, Tensor):
+            v = v.item()
+        info = api_pb2.HParamInfo(name=k)
+        if isinstance(v, (int, float)):  # a bool too: torch records True as 1.0
+            start.hparams[k].number_value = float(v)
+            info.type = api_pb2.DATA_TYPE_FLOAT64
+        elif isinstance(v, str):
+            start.hparams[k].string_value = v
+            info.type = api_pb2.DATA_TYPE_STRING
+        else:
+            raise ValueError("value should be one of int, float, str, bool, or torch.Tensor")
+        if k in hparam_domain_discrete:
+            vals = struct_pb2.ListValue()
+            for d in hparam_domain_discrete[k]:
+                if isinstance(d, (int, float)):
+                    vals.values.add(number_value=float(d))
+                else:
+                    vals.values.add(string_value=str(d))
+            info.domain_discrete.CopyFrom(vals)
+        infos.append(info)
+    metrics = [api_pb2.MetricInfo(name=api_pb2.MetricName(tag=k)) for k in metric_dict]
+    experiment = api_pb2.Experiment(hparam_infos=infos, metric_infos=metrics)
+
+    def wrap(tag, **data):
+        content = plugin_data_pb2.HParamsPluginData(version=0, **data).SerializeToString()
+        meta = p.summary_pb2.SummaryMetadata(plugin_data=p.summary_pb2.SummaryMetadata.PluginData(
+            plugin_name="hparams", content=content))
+        return p.summary_pb2.Summary(value=[p.summary_pb2.Summary.Value(tag=tag,
+                                                                          metadata=meta)])
+
+    end = plugin_data_pb2.SessionEndInfo(status=api_pb2.STATUS_SUCCESS)
+    return (wrap("_hparams_/experiment", experiment=experiment),
+            wrap("_hparams_/session_start_info", session_start_info=start),
+            wrap("_hparams_/session_end_info", session_end_info=end))

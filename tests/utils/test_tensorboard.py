@@ -1,0 +1,150 @@
+"""``graphgrad.utils.tensorboard.SummaryWriter`` against torch 2.13's: both write the same
+calls, and TensorBoard's own reader (EventAccumulator) reads back scalars, histograms, images,
+text, tensors, hparams and the graph from graphgrad's files as from torch's."""
+
+import io
+import os
+
+import numpy as np
+import pytest
+import torch
+
+import graphgrad as gg
+
+pytest.importorskip("tensorboard", reason="needs the tensorboard package (extra 'tensorboard')")
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
+from torch.utils.tensorboard import SummaryWriter as TorchWriter  # noqa: E402
+
+from graphgrad.utils.tensorboard import SummaryWriter  # noqa: E402
+
+_SIZES = {"images": 0, "histograms": 0, "scalars": 0, "tensors": 0}
+
+
+def _read(path):
+    acc = EventAccumulator(str(path), size_guidance=_SIZES)
+    acc.Reload()
+    return acc
+
+
+def _write(writer_cls, m, path):
+    rng = np.random.default_rng(0)
+    w_np = rng.standard_normal((64, 8)).astype(np.float32)
+    with writer_cls(str(path)) as w:
+        for step in range(5):
+            w.add_scalar("train/loss", 1.0 / (step + 1), step)
+            w.add_scalar("tensor_scalar", m.tensor(0.25 * step), step)
+        w.add_scalars("run", {"a": 1.5, "b": -2.0}, 3)
+        w.add_histogram("weights", m.tensor(w_np), 1)
+        w.add_histogram("counts", m.tensor(w_np), 2, bins=10)
+        w.add_histogram("ints", m.tensor(rng.integers(-5, 5, 100)), 3, bins="auto")
+        w.add_text("notes", "epoch **1** done", 4)
+        img = rng.uniform(0, 1, (3, 6, 5)).astype(np.float32)
+        w.add_image("img/chw", m.tensor(img), 0)
+        w.add_image("img/hwc", m.tensor(img.transpose(1, 2, 0)), 0, dataformats="HWC")
+        w.add_image("img/gray", m.tensor(img[0]), 0, dataformats="HW")
+        w.add_image("img/uint8", m.tensor((img * 255).astype(np.uint8)), 0)
+        w.add_images("img/batch", m.tensor(rng.uniform(0, 1, (10, 1, 4, 3)).astype(np.float32)),
+                     0)
+        w.add_hparams({"lr": 0.1, "opt": "sgd", "nesterov": True}, {"hp/acc": 0.75},
+                      run_name="hp")
+    return w_np
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("tb")
+    _write(SummaryWriter, gg, root / "gg")
+    _write(TorchWriter, torch, root / "torch")
+    return root
+
+
+def test_files_and_tags(logs):
+    for sub in ("run_a", "run_b", "hp"):
+        assert os.path.isdir(logs / "gg" / sub) and os.path.isdir(logs / "torch" / sub)
+    a, b = _read(logs / "gg").Tags(), _read(logs / "torch").Tags()
+    for kind in ("scalars", "histograms", "images", "tensors"):
+        assert sorted(a[kind]) == sorted(b[kind]), kind
+
+
+def test_scalars(logs):
+    a, b = _read(logs / "gg"), _read(logs / "torch")
+    for tag in ("train/loss", "tensor_scalar"):
+        assert [(e.step, e.value) for e in a.Scalars(tag)] == \
+            [(e.step, e.value) for e in b.Scalars(tag)]
+    for run in ("run_a", "run_b"):
+        ra, rb = _read(logs / "gg" / run), _read(logs / "torch" / run)
+        assert [(e.step, e.value) for e in ra.Scalars("run")] == \
+            [(e.step, e.value) for e in rb.Scalars("run")]
+
+
+@pytest.mark.parametrize("tag", ["weights", "counts", "ints"])
+def test_histograms(logs, tag):
+    a = _read(logs / "gg").Histograms(tag)[0]
+    b = _read(logs / "torch").Histograms(tag)[0]
+    ha, hb = a.histogram_value, b.histogram_value
+    assert a.step == b.step
+    for field in ("min", "max", "num"):
+        assert getattr(ha, field) == getattr(hb, field), field
+    assert ha.sum == pytest.approx(hb.sum, rel=1e-5, abs=1e-5)
+    assert ha.sum_squares == pytest.approx(hb.sum_squares, rel=1e-5)
+    assert sum(ha.bucket) == ha.num
+    if tag != "weights":  # NumPy's bins: the same buckets as torch's
+        assert list(ha.bucket) == list(hb.bucket)
+        np.testing.assert_allclose(ha.bucket_limit, hb.bucket_limit, rtol=1e-6)
+
+
+@pytest.mark.parametrize("tag", ["img/chw", "img/hwc", "img/gray", "img/uint8", "img/batch"])
+def test_images_decode_to_torchs_pixels(logs, tag):
+    Image = pytest.importorskip("PIL.Image", reason="decoding PNGs needs Pillow (matplotlib's)")
+    a = _read(logs / "gg").Images(tag)[0]
+    b = _read(logs / "torch").Images(tag)[0]
+    assert (a.width, a.height) == (b.width, b.height)
+    pa = np.asarray(Image.open(io.BytesIO(a.encoded_image_string)).convert("RGBA"))
+    pb = np.asarray(Image.open(io.BytesIO(b.encoded_image_string)).convert("RGBA"))
+    assert pa.shape == pb.shape and np.abs(pa.astype(int) - pb.astype(int)).max() <= 1
+
+
+def test_text_and_hparams(logs):
+    a = _read(logs / "gg").Tensors("notes/text_summary")[0]
+    b = _read(logs / "torch").Tensors("notes/text_summary")[0]
+    assert a.step == b.step and a.tensor_proto.string_val == b.tensor_proto.string_val
+    ha, hb = _read(logs / "gg" / "hp"), _read(logs / "torch" / "hp")
+    assert [e.value for e in ha.Scalars("hp/acc")] == [e.value for e in hb.Scalars("hp/acc")]
+    from tensorboard.plugins.hparams import plugin_data_pb2
+
+    def start(acc):
+        content = acc.summary_metadata["_hparams_/session_start_info"].plugin_data.content
+        info = plugin_data_pb2.HParamsPluginData.FromString(content).session_start_info
+        return {k: (v.WhichOneof("kind"), getattr(v, v.WhichOneof("kind")))
+                for k, v in info.hparams.items()}
+
+    assert start(ha) == start(hb)
+
+
+def test_graph_of_the_model(tmp_path):
+    model = gg.nn.Sequential(gg.nn.Linear(3, 4), gg.nn.ReLU(), gg.nn.Linear(4, 2))
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_graph(model, gg.randn(5, 3))
+    graph = _read(tmp_path).Graph()
+    names = {n.name: n for n in graph.node}
+    params = {n for n, _ in model.named_parameters()}
+    assert params <= set(names)  # every parameter is an input node, by its module path
+    ops = [n.op for n in graph.node]
+    assert ops.count("AddmmBackward0") == 2 and "ReluBackward0" in ops
+    out = names["output/0"]
+    assert names[out.input[0]].op == "AddmmBackward0"
+    for node in graph.node:  # every edge points at a node of the graph
+        assert all(i in names for i in node.input)
+    assert list(names["0.weight"].attr["_output_shapes"].list.shape[0].dim[0:1])[0].size == 4
+
+
+def test_errors_and_defaults(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    w = SummaryWriter(comment="_exp")
+    assert w.get_logdir().startswith("runs" + os.sep) and w.get_logdir().endswith("_exp")
+    with pytest.raises(ValueError):
+        w.add_scalar("x", gg.ones(2))
+    with pytest.raises(NotImplementedError, match="add_embedding"):
+        w.add_embedding(gg.ones(2, 2))
+    w.close()
+    w.close()  # closing twice is harmless, as torch's
