@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from . import _erf_kernels as _K
+
 __all__ = ["lgamma", "digamma", "trigamma", "zeta", "polygamma", "erfc", "erfinv", "erfcx",
            "ndtri", "log_ndtr", "i0", "i0e", "i1", "i1e", "gammainc"]
 
@@ -21,8 +23,8 @@ _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 _SQRT_PI = math.sqrt(math.pi)
 _SQRT2 = math.sqrt(2.0)
 
-erfc = np.vectorize(math.erfc, otypes=[np.float64])
-_erf = np.vectorize(math.erf, otypes=[np.float64])
+# erf, erfc and erfcx are the float64 kernels of _erf_kernels (polynomial pieces, vectorised)
+_erf, erfc, erfcx = _K.erf64, _K.erfc64, _K.erfcx64
 
 
 def _f64(x):
@@ -296,33 +298,6 @@ def ndtri(p):
 
 
 # -- erfcx and log_ndtr -----------------------------------------------------------------------
-def _erfcx_cf(x):
-    """exp(x^2) erfc(x) for x >= 2 by its continued fraction (Laplace), evaluated bottom-up."""
-    f = x.copy()
-    for k in range(60, 0, -1):
-        f = x + (0.5 * k) / f
-    return 1.0 / (_SQRT_PI * f)
-
-
-def erfcx(x):
-    """The scaled complementary error function exp(x^2) erfc(x)."""
-    x = _f64(x)
-    out = np.empty(x.shape)
-    big = x >= 2.0
-    if big.any():
-        out[big] = _erfcx_cf(x[big])
-    mid = (x > -2.0) & ~big
-    out[mid] = np.exp(x[mid] ** 2) * erfc(x[mid])
-    neg = x <= -2.0
-    if neg.any():
-        v = x[neg]
-        with np.errstate(over="ignore"):
-            out[neg] = 2.0 * np.exp(v * v) - _erfcx_cf(-v)
-    out[np.isnan(x)] = np.nan
-    out[x == np.inf] = 0.0
-    return out
-
-
 def log_ndtr(x):
     """log of the standard normal CDF, accurate on both tails."""
     x = _f64(x)

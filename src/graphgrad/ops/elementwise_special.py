@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor, wrap
+from . import _erf_kernels as _K
 from . import _special_math as S
 from . import elementwise as E
 from ._dispatch import binary, unary
@@ -87,18 +88,40 @@ SINC = _unary("sinc", lambda xp, x: xp.sinc(x), _sinc_vjp, node="SincBackward0")
 
 
 # -- error functions --------------------------------------------------------------------------
-ERFC = _unary("erfc", _cast(S.erfc), lambda ns, g, x: -g * _TWO_OVER_SQRT_PI * ns.exp(-(x * x)),
+def _erfinv(xp, x):
+    if x.dtype == np.float32:
+        return _K.erfinv_f32(x)
+    if x.dtype.itemsize < 4 or x.dtype.name == "bfloat16":  # computed in float32, as torch
+        return _K.erfinv_f32(x.astype(np.float32)).astype(x.dtype)
+    return S.erfinv(x).astype(x.dtype, copy=False)
+
+
+_TORCH_HALF_NAMES = {"float16": "Half", "bfloat16": "BFloat16"}
+
+
+def _no_half(kernel, forward):
+    """torch's CPU kernel ``kernel`` has no float16/bfloat16 version: refuse as torch does."""
+    def checked(xp, x, **params):
+        name = _TORCH_HALF_NAMES.get(getattr(x, "dtype", np.float64).name)
+        if name is not None:
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+        return forward(xp, x, **params)
+    return checked
+
+
+ERFC = _unary("erfc", lambda xp, x: _K.erfc(x),
+              lambda ns, g, x: -g * _TWO_OVER_SQRT_PI * ns.exp(-(x * x)),
               node="ErfcBackward0")
-ERFINV = _unary("erfinv", _cast(S.erfinv),
+ERFINV = _unary("erfinv", _erfinv,
                 lambda ns, g, out: g * (0.5 * _SQRT_PI) * ns.exp(out * out), ("out",),
                 "ErfinvBackward0")
-ERFCX = _unary("special_erfcx", _cast(S.erfcx),
+ERFCX = _unary("special_erfcx", _no_half("erfcx_cpu", lambda xp, x: _K.erfcx(x)),
                lambda ns, g, x, out: g * (2.0 * x * out - _TWO_OVER_SQRT_PI), (0, "out"),
                "SpecialErfcxBackward0")
-NDTRI = _unary("special_ndtri", _cast(S.ndtri),
+NDTRI = _unary("special_ndtri", _no_half("ndtri_cpu", _cast(S.ndtri)),
                lambda ns, g, out: g * _SQRT_2PI * ns.exp(0.5 * out * out), ("out",),
                "SpecialNdtriBackward0")
-LOG_NDTR = _unary("special_log_ndtr", _cast(S.log_ndtr),
+LOG_NDTR = _unary("special_log_ndtr", _no_half("log_ndtr_cpu", _cast(S.log_ndtr)),
                   lambda ns, g, x, out: g * _INV_SQRT_2PI * ns.exp(-0.5 * x * x - out),
                   (0, "out"), "SpecialLogNdtrBackward0")
 
