@@ -109,6 +109,127 @@ def seed_step(m):
     return step
 
 
+# -- the PyTorch idiom: compile the loss function or the model; backward() and the optimizer
+# step run outside (torch.compile's documented use; AOTAutograd compiles its backward)
+def chain_loss(m):
+    def loss(x):
+        y = x
+        for i in range(50):
+            y = y * 1.01 + 0.01 if i % 2 else m.sin(y)
+        return y.sum()
+    return loss
+
+
+def gelu_loss(m):
+    c = float(np.sqrt(2.0 / np.pi))
+
+    def loss(x):
+        return (0.5 * x * (1.0 + m.tanh(c * (x + 0.044715 * x * x * x)))).sum()
+    return loss
+
+
+def _mlp_model(m, seed=0):
+    m.manual_seed(seed)
+    return m.nn.Sequential(m.nn.Linear(784, 512), m.nn.ReLU(), m.nn.Linear(512, 256),
+                           m.nn.ReLU(), m.nn.Linear(256, 10))
+
+
+def _cnn_model(m, seed=0):
+    m.manual_seed(seed)
+    nn = m.nn
+    return nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                         nn.Flatten(), nn.Linear(16 * 7 * 7, 10))
+
+
+def model_step(make_model):
+    """``make(m, comp)``: an SGD step over ``comp(model)`` (the model itself without comp)."""
+    def make(m, comp):
+        model = make_model(m)
+        run = comp(model) if comp is not None else model
+        opt = m.optim.SGD(model.parameters(), lr=0.01)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = m.nn.functional.cross_entropy(run(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+        return step
+    return make
+
+
+def loss_step(make_loss):
+    """``make(m, comp)``: ``comp(loss_fn)(*args).backward()`` (gradients cleared first)."""
+    def make(m, comp):
+        fn = make_loss(m)
+        fn = comp(fn) if comp is not None else fn
+
+        def step(*args):
+            for a in args:
+                if getattr(a, "requires_grad", False):
+                    a.grad = None
+            fn(*args).backward()
+        return step
+    return make
+
+
+def seed_idiom(m, comp):
+    """The seed example with a fresh input tensor every call and compile(loss_fn)."""
+    w = m.tensor(3.0, requires_grad=True)
+    b = m.tensor(1.0, requires_grad=True)
+    opt = m.optim.SGD([w, b], lr=0.01)
+
+    def loss_fn(x):
+        return (x * w + b - 10) ** 2
+    fn = comp(loss_fn) if comp is not None else loss_fn
+
+    def step():
+        opt.zero_grad()
+        loss = fn(m.tensor(2.0))
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def run_idiom(name, make, args_for, reps, results):
+    """Like run_case, for the PyTorch idiom: ``make(m, comp)`` builds the step."""
+    row = {}
+    for label, m, comp in (("graphgrad eager", graphgrad, None), ("graphgrad.compile", graphgrad,
+                           graphgrad.compile), ("torch eager", torch, None),
+                           ("torch.compile", torch, torch.compile)):
+        args = args_for(m)
+        try:
+            fn = make(m, comp)
+            if comp is not None:
+                t0 = time.perf_counter()
+                fn(*args)
+                row[label + " first call s"] = time.perf_counter() - t0
+        except Exception as err:  # torch.compile needs a C++ compiler; report, don't die
+            row[label] = f"unavailable ({type(err).__name__}: {err})"[:200]
+            continue
+        row[label] = timeit(lambda fn=fn, args=args: fn(*args), reps)
+    results[name] = row
+    return row
+
+
+def _peaks(step, args, reps=3):
+    """Peak bytes over 3 steps after warm-up: (tracemalloc: every NumPy allocation, the
+    compiled replay's temporaries and saved values included; graphgrad.memory.max_allocated
+    above the live bytes at the start: arrays held by tensors only)."""
+    step(*args)
+    step(*args)
+    graphgrad.memory.reset_peak()
+    base = graphgrad.memory.allocated()
+    tracemalloc.start()
+    for _ in range(reps):
+        step(*args)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak, graphgrad.memory.max_allocated() - base
+
+
 def _leaf(m, a):
     return m.tensor(a, requires_grad=True)
 
@@ -182,6 +303,8 @@ def compile_times():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--skip-idiom", action="store_true", help="only the whole-step cases")
+    ap.add_argument("--only-idiom", action="store_true", help="only the PyTorch-idiom cases")
     opts = ap.parse_args()
     reps = 5 if opts.quick else 30
     warnings.simplefilter("ignore")
@@ -191,6 +314,10 @@ def main():
     big = rng.standard_normal(1 << 22).astype(np.float32)
     xb = rng.standard_normal((64, 784)).astype(np.float32)
     yb = rng.integers(0, 10, 64)
+    if opts.only_idiom:
+        run_idiom_cases(opts, reps, results, rng, v16, big, yb)
+        _print(results)
+        return
     run_case("100-op chain, 16 floats, fwd+bwd", chain_step, lambda m: (_leaf(m, v16),),
              reps * 20, results)
     run_case("GELU (tanh, primitives) 2**22 f32 fwd+bwd", gelu_step,
@@ -201,6 +328,42 @@ def main():
     run_case("CNN (2 conv, 2 maxpool, linear) SGD step, batch 32 28x28", cnn,
              lambda m: (m.tensor(xc), m.tensor(yb[:32])), reps * 2, results)
     run_case("seed example step", seed_step, lambda m: (m.tensor(2.0),), reps * 20, results)
+    if not opts.skip_idiom:
+        run_idiom_cases(opts, reps, results, rng, v16, big, yb)
+    _print(results)
+    x, y = graphgrad.tensor(xb), graphgrad.tensor(yb)
+    eager_peak = peak_memory(mlp(graphgrad), (x, y))
+    comp_peak = peak_memory(graphgrad.compile(mlp(graphgrad)), (x, y))
+    print(f"\nMLP step peak memory (tracemalloc): eager {eager_peak / 1e6:.2f} MB, compiled "
+          f"{comp_peak / 1e6:.2f} MB ({1 - comp_peak / eager_peak:.0%} less)")
+    cold, warm = compile_times()
+    print(f"MLP step first call (capture + passes + kernels): cold cache {cold}, warm {warm} s")
+
+
+def run_idiom_cases(opts, reps, results, rng, v16, big, yb):
+    x128 = rng.standard_normal((128, 784)).astype(np.float32)
+    y128 = rng.integers(0, 10, 128)
+    xc = rng.standard_normal((32, 1, 28, 28)).astype(np.float32)
+    run_idiom("idiom: 100-op chain, 16 floats, compile(loss_fn) + backward()",
+              loss_step(chain_loss), lambda m: (_leaf(m, v16),), reps * 20, results)
+    run_idiom("idiom: GELU 2**22 f32, compile(loss_fn) + backward()", loss_step(gelu_loss),
+              lambda m: (_leaf(m, big),), max(reps // 2, 3), results)
+    run_idiom("idiom: MLP 784-512-256-10 SGD step, batch 128, compile(model)",
+              model_step(_mlp_model), lambda m: (m.tensor(x128), m.tensor(y128)), reps * 2,
+              results)
+    run_idiom("idiom: CNN SGD step, batch 32 28x28, compile(model)", model_step(_cnn_model),
+              lambda m: (m.tensor(xc), m.tensor(yb[:32])), reps * 2, results)
+    run_idiom("idiom: seed example, fresh tensor per call, compile(loss_fn)", seed_idiom,
+              lambda m: (), reps * 20, results)
+    x, y = graphgrad.tensor(x128), graphgrad.tensor(y128)
+    make = model_step(_mlp_model)
+    (te, le), (tc, lc) = _peaks(make(graphgrad, None), (x, y)), _peaks(
+        make(graphgrad, graphgrad.compile), (x, y))
+    results["_memory"] = (te, tc, le, lc)
+
+
+def _print(results):
+    mem = results.pop("_memory", None)
     for name, row in results.items():
         print(f"\n{name}")
         base = row.get("torch eager")
@@ -213,13 +376,12 @@ def main():
                 print(f"  {label:22s} {t * 1e6:12.1f} us{extra}")
             else:
                 print(f"  {label:22s} {t}")
-    x, y = graphgrad.tensor(xb), graphgrad.tensor(yb)
-    eager_peak = peak_memory(mlp(graphgrad), (x, y))
-    comp_peak = peak_memory(graphgrad.compile(mlp(graphgrad)), (x, y))
-    print(f"\nMLP step peak memory (tracemalloc): eager {eager_peak / 1e6:.2f} MB, compiled "
-          f"{comp_peak / 1e6:.2f} MB ({1 - comp_peak / eager_peak:.0%} less)")
-    cold, warm = compile_times()
-    print(f"MLP step first call (capture + passes + kernels): cold cache {cold}, warm {warm} s")
+    if mem is not None:
+        te, tc, le, lc = mem
+        print(f"\nidiom MLP step (batch 128) peak memory: tracemalloc eager {te / 1e6:.2f} MB, "
+              f"compile(model) {tc / 1e6:.2f} MB ({1 - tc / te:.0%} less); "
+              f"graphgrad.memory.max_allocated eager {le / 1e6:.2f} MB, compile(model) "
+              f"{lc / 1e6:.2f} MB ({1 - lc / le:.0%} less; counts tensors only)")
 
 
 if __name__ == "__main__":

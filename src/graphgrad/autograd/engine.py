@@ -141,11 +141,14 @@ class _Run:
         self.roots = ()
 
     def own(self, g):
-        """An array safe to store as a .grad: copied if it is a view or already handed out."""
+        """An array safe to store as a .grad: copied if it is a view or already handed out
+        (unless its producer handed it over as private: see ``hand_over``)."""
         if type(g) is not _ndarray:
             return np.asarray(g)
         if g.base is not None or not g.flags.writeable or id(g) in self.delivered:
-            g = g.copy()
+            if not (_private and _private.pop(id(g), None) is g and g.flags.c_contiguous
+                    and g.flags.writeable and id(g) not in self.delivered):
+                g = g.copy()
         self.delivered.add(id(g))
         return g
 
@@ -218,6 +221,19 @@ class _Run:
         if gi.dtype != dtype:
             gi = gi.astype(dtype)
         return gi
+
+
+# Note [Private gradients]: a compiled region's backward (compiler/region.py) returns
+# gradients that are C-ordered views of arrays it made in this call and holds nowhere else
+# (a weight's gradient made transposed, then permuted back). ``own`` would copy them as views;
+# handed over here (id -> the array, which keeps the id from being reused) they are kept as
+# the .grad itself, as the whole-step replay's adopted gradients are. Cleared after each pass.
+_private: dict = {}
+
+
+def hand_over(a):
+    """Marks ``a`` as memory only the current backward holds (see Note [Private gradients])."""
+    _private[id(a)] = a
 
 
 def _check_versions(node):
@@ -486,6 +502,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     try:
         if inputs is None:
             _execute(roots, run)
+            if _private:
+                _private.clear()
             return
         targets = _input_targets(inputs)
         captured = [None] * len(inputs)
@@ -497,6 +515,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                 run.accumulate(t, g)
     finally:
         _mode.grad_enabled = prev
+        if _private:
+            _private.clear()
 
 
 def _report_retained(roots, retain_graph):
@@ -562,6 +582,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         _execute(roots, run, targets, captured)
     finally:
         _mode.grad_enabled = prev
+        if _private:
+            _private.clear()
     results = []
     for t, g in zip(inputs, captured):
         if isinstance(t, GradientEdge):

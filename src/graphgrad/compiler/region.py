@@ -25,6 +25,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor, version_cell, wrap
+from ..autograd.engine import hand_over
 from ..autograd.grad_mode import state as _mode
 from ..autograd.graph import FREED, AccumulateGrad, Freed, OutputEdge, Slots, next_sequence
 from ..autograd.graph import node_class as _node_class
@@ -75,6 +76,8 @@ def _region_vjp(ns, g, saved):
         gs = [_In(g)]
     ins = gs + [_In(a) for a in saved.arrays]
     res = region.bwd.run(ins)
+    if region.private:
+        _hand_over_views(region.private, res, ins)
     if region.any_copy:
         res = list(res)
         for i, c in enumerate(region.copy):
@@ -180,6 +183,10 @@ class Region:
         self.seed_meta = seed_meta
         self.copy = copy
         self.any_copy = any(copy)
+        # outputs that are views of this call's own arrays (a transposed weight gradient):
+        # handed to the engine as private, so that it keeps them as .grad without a copy
+        self.private = tuple(i for i, c in enumerate(copy) if c == 0
+                             and _viewed(bwd_graph, bwd_graph.outputs[i]))
         self.const_ids = frozenset(id(v.data) for v in bwd_graph.consts)
         self.checked = checked
         self.out_checked = out_checked
@@ -450,6 +457,7 @@ def partition(graph, joint):
         need(v)
     saved, recompute = _plan_saves(list(needed), producer)
     redo = [instr for instr in fwd if instr in recompute]
+    order = _just_in_time(redo, bwd, joint.grad_vals)
     free: dict = {}
     for instr in redo + bwd:
         for v in instr.values():
@@ -474,7 +482,7 @@ def partition(graph, joint):
                 raise NoRegion(f"internal: value {x!r} missing from the backward")
             y = m[x] = bg.new_value(x.shape, x.dtype, "const", x.data, x.name)
         return y
-    for instr in redo + bwd:
+    for instr in order:
         outs = []
         for o in instr.outs:
             if o is None:
@@ -490,6 +498,67 @@ def partition(graph, joint):
     graph.inputs = graph.inputs[:joint.n_in]
     graph.outputs = list(graph.outputs) + saved
     return bg, saved, list(free)
+
+
+def _viewed(graph, v):
+    """True when ``v`` is made by a movement op (a view, possibly of this call's own array)."""
+    for instr in graph.instrs:
+        if v in instr.outs:
+            return not instr.special and instr.op.kind == "movement"
+    return False
+
+
+def _hand_over_views(private, res, ins):
+    """Hands the engine the outputs that are C-ordered views covering a whole array that
+    neither an input nor another output holds (see Note [Private gradients] in engine.py)."""
+    held = set()
+    for x in ins:
+        a = x._data
+        held.add(id(a))
+        if type(a) is np.ndarray and a.base is not None:
+            held.add(id(a.base))
+    for k, r in enumerate(res):
+        held.add(id(r)) if k not in private else None
+        b = getattr(r, "base", None)
+        if b is not None and k not in private:
+            held.add(id(b))
+    seen = set()
+    for i in private:
+        r = res[i]
+        b = r.base
+        if (b is None or b.base is not None or b.size != r.size or id(b) in held
+                or id(b) in seen or not r.flags.c_contiguous):
+            continue
+        seen.add(id(b))
+        hand_over(r)
+
+
+def _just_in_time(redo, bwd, grad_vals):
+    """The backward's schedule: each recomputed instr right before the first instr that reads
+    it (so its value is not held through the whole backward), in forward order."""
+    first: dict = {}
+    for i, instr in enumerate(bwd):
+        for v in instr.values():
+            first.setdefault(v, i)
+    for v in grad_vals:
+        first.setdefault(v, len(bwd))
+    pos: dict = {}
+    for instr in reversed(redo):
+        p = min((first.get(o, len(bwd)) for o in instr.outs if o is not None),
+                default=len(bwd))
+        pos[instr] = p
+        for v in instr.values():
+            if first.get(v, len(bwd) + 1) > p:
+                first[v] = p
+    slots: list = [[] for _ in range(len(bwd) + 1)]
+    for instr in redo:
+        slots[pos[instr]].append(instr)
+    order = []
+    for i in range(len(bwd) + 1):
+        order.extend(slots[i])
+        if i < len(bwd):
+            order.append(bwd[i])
+    return order
 
 
 def alias_root(graph, v):

@@ -413,10 +413,12 @@ class NumbaKernel:
         flats, outs = [], []
         for j, (b, (shape, dt)) in enumerate(zip(bufs, out_shapes)):
             if b is None:
-                g[f"D{j}"], g[f"N{j}"], g[f"O{j}"] = dt, math.prod(shape), tuple(shape)
-                lines.append(f"    o{j} = empty(N{j}, D{j})")
-                flats.append(f"o{j}")
-                outs.append(f"o{j}.reshape(O{j})")
+                # allocated in its own shape (no base): the engine keeps such an array as
+                # a .grad without the copy it makes of views
+                g[f"D{j}"], g[f"O{j}"] = dt, tuple(shape)
+                lines.append(f"    o{j} = empty(O{j}, D{j})")
+                flats.append(f"o{j}.reshape(-1)")
+                outs.append(f"o{j}")
             else:
                 g[f"B{j}"], g[f"F{j}"] = b, b.reshape(-1)
                 flats.append(f"F{j}")

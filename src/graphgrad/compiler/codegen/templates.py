@@ -248,8 +248,8 @@ def _relu(c, x):
 @_t("sign")
 def _sign(c, x):
     if c.dt.kind == "f":
-        return f"{x} if {x} != {x} else ({c.lit(1)} if {x} > 0 else ({c.lit(-1)} if {x} < 0 " \
-               f"else {c.lit(0)}))"
+        # NaN compares false both ways: sign(nan) is 0, as torch's
+        return f"({c.lit(1)} if {x} > 0 else ({c.lit(-1)} if {x} < 0 else {c.lit(0)}))"
     if c.dt.kind in "iu":
         return f"({x} > 0) - ({x} < 0)"
     return None
