@@ -175,3 +175,19 @@ def test_compile_refuses_sparse_visibly():
     with pytest.warns(UserWarning, match="graph break.*sparse tensors"):
         assert compiled(x).item() == eager
     assert compiled(gg.tensor([3., 4.])).item() == f(gg.tensor([3., 4.])).item()
+
+
+def test_deepcopy_type_rsub_and_autograd_grad():
+    import copy
+
+    for m in (torch, gg):
+        s = m.sparse_coo_tensor([[0, 1], [1, 0]], [1., 2.], (2, 2), requires_grad=True)
+        got = (repr(copy.deepcopy(s)), s.type(), (m.ones(2, 2) - s).detach().numpy())
+        if m is torch:
+            want = got
+    assert got[:2] == want[:2]
+    np.testing.assert_array_equal(got[2], want[2])
+    s = _s(gg).requires_grad_()
+    with pytest.raises(NotImplementedError, match="sparse"):
+        gg.autograd.grad(gg.sparse.mm(s, gg.ones(2, 1)).sum(), s)
+

@@ -118,6 +118,9 @@ class SparseTensor(Tensor):
                                       "the tensor's is not implemented")
         self._svals._grad = value._svals.detach()
 
+    def _accumulator(self):
+        return self._svals._accumulator()  # a sparse leaf's gradient accumulates in its values
+
     def backward(self, *args, **kwargs):
         raise refuse(self, "backward")
 
@@ -294,6 +297,16 @@ class SparseTensor(Tensor):
 
     def cpu(self):
         return self
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        if dtype is None:
+            from .._tensor import _TYPE_NAMES
+
+            name = _TYPE_NAMES.get(self._svals._data.dtype.name, "torch.Tensor")
+            return name.replace("torch.", "torch.sparse.", 1)
+        if isinstance(dtype, str) or isinstance(dtype, type):
+            raise refuse(self, "type(str or legacy type)")
+        return self.to(dtype)
 
     def clone(self, *, memory_format=None):
         return _like(self, self._svals.clone())
