@@ -8,10 +8,16 @@ hit a graph break makes an eager variant for that key (warned once, naming the l
 from __future__ import annotations
 
 import functools
+import threading
 import warnings
 
 from .._tensor import Tensor, wrap
+from ..ops import _dispatch
+from . import controls as _controls
 from . import dynamic as _dynamic
+from . import logs as _logs
+from . import pyguards as _pyguards
+from . import stance as _stance
 from . import verify as _verify
 from .capture import capture, flatten, unflatten
 from .executor import Executor
@@ -37,7 +43,44 @@ def compile_graph(graph, *, backend=None, mode=None, options=None):
         lower = None
     if lower is not None and not core_only:
         runner = lower(graph, backend=backend)
-    return runner or Executor(graph), report
+    return _serialized(runner or Executor(graph)), report
+
+
+def _serialized(runner):
+    """Replays of one runner run one at a time (Note [Threads]): its memory plan's buffers and
+    argument box are shared by every call and numba kernels release the GIL. A replay that
+    re-enters its own runner (a hook run by an opaque step calling the same compiled function)
+    would overwrite its buffers: refused."""
+    # Note [Threads]: a lock per runner (the forward and the compiled backward each have one)
+    # rather than buffers per thread: an uncontended lock costs about 0.1 us per call and no
+    # memory; concurrent calls of one compiled function queue on it (different compiled
+    # functions, and eager code, still run in parallel).
+    lock = threading.Lock()
+    owner = [None]
+    run = runner.run
+    get_ident = threading.get_ident
+
+    def locked_run(*args, **kwargs):
+        me = get_ident()
+        if not lock.acquire(blocking=False):
+            if owner[0] == me:
+                raise RuntimeError("graphgrad.compile: a compiled function was called again "
+                                   "from inside its own replay (e.g. by a hook an optimizer "
+                                   "step ran); this is not supported")
+            lock.acquire()
+        owner[0] = me
+        try:
+            return run(*args, **kwargs)
+        finally:
+            owner[0] = None
+            lock.release()
+    runner.run = locked_run
+    return runner
+
+
+# One capture at a time in the process (the recorder is installed process-wide): a thread
+# whose call would capture while another thread captures runs that call eagerly.
+_CAPTURING = threading.Lock()
 
 
 class Variant:
@@ -70,7 +113,8 @@ class CompiledFunction:
     def __init__(self, fn, *, fullgraph=False, dynamic=False, verify=None, backend=None,
                  mode=None, options=None, modules=(), ext_names=None):
         self.fn = fn
-        self.options = options or {}
+        # backend names torch users pass ("inductor", "eager") mapped to graphgrad's
+        backend, self.options = _controls.resolve(mode, backend, options)
         self.fullgraph = fullgraph
         self.dynamic = dynamic
         self.verify = verify
@@ -85,6 +129,7 @@ class CompiledFunction:
         self.template = None  # dynamic=True: the graph over the batch size (dynamic.py)
         self.not_dynamic = None  # why the captures could not be generalized
         functools.update_wrapper(self, fn, updated=())
+        _stance.register(self)
 
     def _names(self):
         names = dict(self.ext_names)
@@ -96,6 +141,10 @@ class CompiledFunction:
         return names
 
     def __call__(self, *args, **kwargs):
+        if _dispatch._tracer is not None or _stance.state.name != "default":
+            out = _stance.prologue(self, args, kwargs)  # nested in a capture, force_eager
+            if out is not _stance.GO:
+                return out
         key = call_key(args, kwargs, self.modules)
         reason = None
         for v in self.variants:
@@ -103,6 +152,8 @@ class CompiledFunction:
             if why is None:
                 return self._run(v, args, kwargs)
             reason = reason or why
+        if _stance.state.name != "default" and _stance.miss(self, reason):
+            return self.fn(*args, **kwargs)  # eager_on_recompile
         if self.dynamic and self.template is not None:
             v = self._instantiate(key, args, kwargs)
             if v is not None:
@@ -116,14 +167,26 @@ class CompiledFunction:
                     self.limit_warned = True
                 return self.fn(*args, **kwargs)
             self.recaptures.append(reason)
+            _logs.recompile(self, reason)
         return self._capture(key, args, kwargs, reason)
 
     def _capture(self, key, args, kwargs, reason=None):
-        cap, result = capture(self.fn, args, kwargs, fullgraph=self.fullgraph,
-                              ext_names=self._names())
+        if not _CAPTURING.acquire(blocking=False):
+            return self.fn(*args, **kwargs)  # another thread is capturing: eager this call
+        try:
+            # Python state the call reads is guarded, its side effects break the graph
+            # (pyguards.py, Note [Python-state guards])
+            with _pyguards.StateTrace(self.fn, args, kwargs, self.modules,
+                                      self.fullgraph) as state:
+                cap, result = capture(self.fn, args, kwargs, fullgraph=self.fullgraph,
+                                      ext_names=self._names())
+        finally:
+            _CAPTURING.release()
+        state.attach(cap)
         if cap.breaks:
             err = cap.breaks[0]
             self.breaks.append(err)
+            _logs.graph_break(self, err)
             warnings.warn(f"graphgrad.compile: graph break in {_fn_name(self.fn)}: {err}; this "
                           "call and later ones with the same inputs run eagerly "
                           "(fullgraph=True raises instead)", stacklevel=3)
@@ -214,7 +277,8 @@ class CompiledFunction:
         pre = list(graph.instrs)
         runner, report = compile_graph(graph, backend=self.backend, mode=self.mode,
                                        options=self.options)
-        v = Variant(Guards(key, graph), graph, runner, t.variant.cap, report, graph.format())
+        v = Variant(Guards(key, graph, getattr(t.variant.cap.graph, "py_guards", None)), graph,
+                    runner, t.variant.cap, report, graph.format())
         v.pre, v.dynamic = pre, True
         self.variants.append(v)
         if self.verify:
@@ -321,6 +385,7 @@ def compile(model=None, *, fullgraph=False, dynamic=False, verify=None, backend=
     """
     from ..nn.modules.module import Module
 
+    _controls.resolve(mode, backend, options)  # unknown values raise here, as torch
     opts = dict(fullgraph=fullgraph, dynamic=dynamic, verify=verify, backend=backend,
                 mode=mode, options=options)
     if model is None:

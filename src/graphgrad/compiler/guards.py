@@ -3,8 +3,9 @@
 A variant is keyed by the call's structure: each tensor argument's shape, dtype and
 requires_grad, every other argument's value, grad mode, and the train/eval flags and parameter
 identities of the modules involved. External tensors (parameters, buffers) are checked for
-shape, dtype and requires_grad. A failing guard names itself, so a recompile warning can say
-why. ``RECOMPILE_LIMIT`` variants at most, as torch.
+shape, dtype and requires_grad. The Python state the capture read (globals, closure cells,
+attributes, ``Dropout.p``; pyguards.py) is checked last. A failing guard names itself, so a
+recompile warning can say why. ``RECOMPILE_LIMIT`` variants at most, as torch.
 """
 
 from __future__ import annotations
@@ -70,9 +71,11 @@ def call_key(args, kwargs, modules):
 class Guards:
     """The guards of one variant: the call key plus external-tensor checks."""
 
-    def __init__(self, key, graph):
+    def __init__(self, key, graph, py=None):
         self.key = key
         self.externals = [(v.data, v.shape, v.dtype, v.data._rg) for v in graph.externals]
+        # pyguards.PyGuards: the Python values the capture read (None: it read none)
+        self.py = py if py is not None else getattr(graph, "py_guards", None)
 
     def check(self, key):
         """None when the variant applies, else the first failed guard in words."""
@@ -85,6 +88,9 @@ class Guards:
                         f"{list(d.shape)} {d.dtype}")
             if t._rg != rg:
                 return "captured tensor's requires_grad changed"
+        py = self.py
+        if py is not None:
+            return py.check()
         return None
 
     def explain(self, key):
@@ -111,4 +117,6 @@ class Guards:
         out.append(f"{len(self.externals)} captured tensors keep shape, dtype, requires_grad")
         if self.key[4]:
             out.append("module train/eval flags and parameter identities unchanged")
+        if self.py is not None:
+            out.extend(self.py.lines())
         return out

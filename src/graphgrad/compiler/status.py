@@ -15,11 +15,12 @@ def is_compiling() -> bool:
     >>> torch.compiler.is_compiling()
     False
     """
-    return _dispatch._tracer is not None
+    t = _dispatch._tracer
+    return t is not None and t.mine()  # another thread's capture does not trace this one
 
 
 def is_dynamo_compiling() -> bool:
-    return _dispatch._tracer is not None
+    return is_compiling()
 
 
 def is_exporting() -> bool:

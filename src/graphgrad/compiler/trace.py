@@ -7,6 +7,7 @@ a Graph. Arrays are identified by ``id``: an array the tracer has not seen is an
 from __future__ import annotations
 
 import sys
+import threading
 
 import numpy as np
 
@@ -14,7 +15,9 @@ from .._tensor import Tensor
 from .dynparams import AuxSpec, MultiOut, find_dyn_params, flatten_aux, holds_array
 from .ir import Graph
 
-__all__ = ["Tracer", "GraphBreak", "user_site"]
+__all__ = ["Tracer", "GraphBreak", "user_site", "active_tracer"]
+
+_get_ident = threading.get_ident
 
 
 # Ops whose array params are functions of shapes only (gather positions of reflection and
@@ -62,7 +65,24 @@ class Tracer:
     """Records into ``self.graph``. ``amap`` maps id(array) -> Value; ``keep`` holds every
     array and tensor seen so that ids stay unique during the capture."""
 
+    # Note [One thread records]: the tracer is installed in a process-global slot
+    # (``ops._dispatch._tracer``) that every thread's dispatcher reads, but a capture records
+    # only the thread that started it. Every entry point the library calls is gated (see
+    # ``_gate`` and ``__init_subclass__``): from another thread it does what the library would
+    # do with no tracer installed (records nothing; an opaque call runs the function;
+    # ``backward`` lets the eager engine run). Code that branches on ``_dispatch._tracer``
+    # itself must test ``active_tracer()`` instead.
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _gate_methods(cls)
+
+    def mine(self) -> bool:
+        """True in the thread that is capturing."""
+        return self.thread == _get_ident()
+
     def __init__(self):
+        self.thread = _get_ident()
         self.graph = Graph()
         self.amap: dict = {}
         self.keep: list = []
@@ -275,6 +295,59 @@ class Tracer:
 
     def _label(self, tensor):
         return self.ext_names.get(id(tensor))
+
+
+# Entry points the library calls on the installed tracer, and what each does when called from
+# a thread other than the capturing one (see Note [One thread records]).
+def _nothing(*args, **kwargs):
+    return None
+
+
+def _run_opaque(owner, fn, args, kwargs, label=None):
+    return fn(*args, **kwargs)
+
+
+def _not_recorded(*args, **kwargs):
+    return False
+
+
+_OTHER_THREAD = {
+    "record": _nothing, "record_multi": _nothing, "const": _nothing, "alias": _nothing,
+    "write": _nothing, "random": _nothing, "read": _nothing, "state_update": _nothing,
+    "unsupported": _nothing, "break_graph": _nothing, "opaque_call": _run_opaque,
+    "backward": _not_recorded,
+}
+
+
+def _gate(fn, other):
+    def gated(self, *args, **kwargs):
+        if self.thread == _get_ident():
+            return fn(self, *args, **kwargs)
+        return other(*args, **kwargs)
+    gated.__name__ = fn.__name__
+    gated.__qualname__ = fn.__qualname__
+    gated.__doc__ = fn.__doc__
+    gated.__wrapped__ = fn
+    return gated
+
+
+def _gate_methods(cls):
+    for name, other in _OTHER_THREAD.items():
+        fn = cls.__dict__.get(name)
+        if fn is not None and callable(fn) and not hasattr(fn, "__wrapped__"):
+            setattr(cls, name, _gate(fn, other))
+
+
+_gate_methods(Tracer)
+
+
+def active_tracer():
+    """The tracer recording this thread's ops, or None (another thread's capture is None
+    here)."""
+    from ..ops import _dispatch
+
+    t = _dispatch._tracer
+    return t if t is not None and t.thread == _get_ident() else None
 
 
 _holds_array = holds_array  # the former private name

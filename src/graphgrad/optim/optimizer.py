@@ -106,8 +106,9 @@ def _hooked_step(func):
             return func(*args, **kwargs)
         from ..ops import _dispatch
 
-        if _dispatch._tracer is not None:  # graphgrad.compile: one opaque instr per step
-            return _dispatch._tracer.opaque_call(self, step, args, kwargs)
+        tracer = _dispatch._tracer
+        if tracer is not None and tracer.mine():  # graphgrad.compile: one opaque instr
+            return tracer.opaque_call(self, step, args, kwargs)
         for hook in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
             result = hook(self, args, kwargs)
             if result is not None:
