@@ -306,10 +306,12 @@ from . import (  # noqa: E402 - accelerator, mps, xpu, version: CPU-build answer
     backends,
     cpu,
     cuda,
+    hub,
     jit,
     mps,
     random,
     testing,
+    torch_version,
     types,
     version,
     xpu,
@@ -362,8 +364,10 @@ from .amp.autocast_mode import (  # noqa: E402
     is_autocast_enabled,
     set_autocast_enabled,
 )
+from .random import thread_safe_generator  # noqa: E402
+from .torch_version import TorchVersion as _TorchVersion  # noqa: E402
 
-__version__ = "0.1.0"
+__version__ = _TorchVersion("0.1.0")  # compares as a version, as torch.__version__
 
 # torch's remaining top-level names: ATen-signature functional aliases, small utilities,
 # gradient, low-rank SVD/PCA, storages and extra samplers.

@@ -19,7 +19,8 @@ __all__ = ["get_device_module", "has_lapack", "has_mkl", "has_openmp", "has_spec
            "AcceleratorError", "OutOfMemoryError", "GradScaler", "sym_int", "sym_float",
            "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_sum", "sym_ite", "SymInt",
            "SymFloat", "SymBool", "nonzero_static", "empty_permuted", "norm_except_dim",
-           "unsafe_split_with_sizes"]
+           "unsafe_split_with_sizes", "sym_constrain_range", "sym_constrain_range_for_size",
+           "sym_fresh_size"]
 
 # ``*_copy(...)`` is the view op ``*`` followed by a copy, so the result never aliases input.
 _COPY_OF = ("alias", "as_strided", "detach", "diagonal", "expand", "permute", "select",
@@ -166,6 +167,23 @@ def sym_ite(b, t, f):
     return t if b else f
 
 
+def sym_constrain_range(size, min=None, max=None):  # noqa: A002 - torch's names
+    """Checks a concrete size against ``[min, max]`` (graphgrad's sizes are never symbolic)."""
+    lo = -math.inf if min is None else min
+    hi = math.inf if max is None else max
+    if not lo <= size <= hi:
+        raise RuntimeError(f"Invalid value range for {size} between [{min}, {max}].")
+
+
+def sym_constrain_range_for_size(size, min=None, max=None):  # noqa: A002
+    if min is not None or max is not None:
+        sym_constrain_range(size, min, max)
+
+
+def sym_fresh_size(expr):
+    return expr
+
+
 # -- small functions -----------------------------------------------------------------------------
 def nonzero_static(input, *, size, fill_value=-1):
     """The first ``size`` rows of ``nonzero(input)``, padded with ``fill_value``: a result whose
@@ -287,6 +305,25 @@ def _removed(name):
     return removed
 
 
+def _map2_(self, x, y, callable):  # noqa: A002 - torch's name
+    """``self[i] = callable(self[i], x[i], y[i])`` elementwise, with broadcasting of x and y."""
+    a = self._data
+    xb = np.broadcast_to(x._data, a.shape)
+    yb = np.broadcast_to(y._data, a.shape)
+    out = np.array([callable(p, q, r) for p, q, r in zip(a.reshape(-1).tolist(),
+                                                        xb.reshape(-1).tolist(),
+                                                        yb.reshape(-1).tolist())])
+    with _no_grad():
+        self.copy_(wrap(out.reshape(a.shape).astype(a.dtype), False, None))
+    return self
+
+
+def _no_grad():
+    from .autograd.grad_mode import no_grad
+
+    return no_grad()
+
+
 def _dim_order(self, *, ambiguity_check=False):
     """The dims from outermost to innermost in memory (by stride, stable for ties)."""
     strides = self.stride()
@@ -322,6 +359,8 @@ def _install(namespace):
     T.mtia = _no_device("MTIA")
     T.ipu = _no_device("IPU", RuntimeError, "PyTorch is not linked with support for ipu devices")
     T.is_neg = lambda self: False
+    T.is_distributed = lambda self: False
+    T.map2_ = _map2_
     T.cfloat = lambda self, memory_format=None: self.to(_dtype.complex64)
     T.cdouble = lambda self, memory_format=None: self.to(_dtype.complex128)
     T.const_data_ptr = lambda self: self.data_ptr()
@@ -342,6 +381,9 @@ def _install(namespace):
         if name in namespace and not hasattr(T, name):
             setattr(T, name, namespace[name])
     namespace.setdefault("alias", _alias)
+    for name in ("addmv_", "resize_as_", "conj_physical_", "as_strided_"):  # torch.f_(t, ...)
+        if name not in namespace and hasattr(T, name):
+            namespace[name] = getattr(T, name)
     namespace["slice_copy"] = lambda input, dim=0, start=None, end=None, step=1: _slice(
         input, dim, start, end, step).clone()
     for name in _COPY_OF:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 __all__ = ["__version__", "debug", "cuda", "git_version", "hip", "rocm", "xpu"]
 
-__version__ = "0.1.0"
+from .torch_version import TorchVersion
+
+__version__ = TorchVersion("0.1.0")
 debug = False
 cuda = None
 hip = None

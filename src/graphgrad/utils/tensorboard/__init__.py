@@ -8,6 +8,8 @@ from ._proto import tb as _tb
 
 _tb()
 
+from tensorboard.summary.writer.record_writer import RecordWriter  # noqa: E402
+
 from .writer import FileWriter, SummaryWriter  # noqa: E402
 
-__all__ = ["FileWriter", "SummaryWriter"]
+__all__ = ["FileWriter", "RecordWriter", "SummaryWriter"]
