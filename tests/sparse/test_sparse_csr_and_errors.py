@@ -112,7 +112,7 @@ def test_same_error_messages():
 @pytest.mark.parametrize("fn", [
     lambda s: s.exp(), lambda s: s.reshape(4), lambda s: s[0], lambda s: s.sum(0, keepdim=True),
     lambda s: s + 1, lambda s: s.mean(), lambda s: gg.cat([s, s]), lambda s: s * s,
-    lambda s: s.tolist(),
+    lambda s: s.tolist(), lambda s: s.new_zeros(2), lambda s: s.contiguous().add_(1),
     lambda s: s.backward(), lambda s: s.t().to_sparse_csr().t(), lambda s: s.unsqueeze(0),
     lambda s: gg.where(s > 0, s, s), lambda s: s.to_sparse_csr().sum(),
 ])
@@ -190,4 +190,14 @@ def test_deepcopy_type_rsub_and_autograd_grad():
     s = _s(gg).requires_grad_()
     with pytest.raises(NotImplementedError, match="sparse"):
         gg.autograd.grad(gg.sparse.mm(s, gg.ones(2, 1)).sum(), s)
+
+
+def test_sparse_buffer_follows_module_casts():
+    class M(gg.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("adj", _s(gg))
+
+    m = M().double()
+    assert m.adj.is_sparse and m.adj.dtype == gg.float64 and m.adj.data.is_sparse
 

@@ -133,6 +133,19 @@ class SparseTensor(Tensor):
     def detach(self):
         return _like(self, self._svals.detach())
 
+    @property
+    def data(self):
+        return _like(self, self._svals.detach())
+
+    @data.setter
+    def data(self, value):
+        raise refuse(self, "data assignment")
+
+    def new(self, *args, **kwargs):
+        raise refuse(self, "new")
+
+    new_zeros = new_ones = new_full = new_empty = new
+
     def detach_(self):
         self._svals.detach_()
         return self
