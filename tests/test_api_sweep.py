@@ -38,16 +38,6 @@ EXPECTED_MISSING = {
         special.shifted_chebyshev_polynomial_v special.shifted_chebyshev_polynomial_w
         special.spherical_bessel_j0 uint1 uint16 uint2 uint3 uint32 uint4 uint5 uint6 uint64
         uint7""",
-    ("owner SP: sparse layouts and sparse kernels"): """
-        Tensor.ccol_indices Tensor.resize_as_sparse_ Tensor.row_indices Tensor.smm
-        Tensor.sparse_mask Tensor.sparse_resize_ Tensor.sparse_resize_and_clear_
-        Tensor.sspaddmm Tensor.to_sparse_bsc Tensor.to_sparse_bsr Tensor.to_sparse_csc
-        ccol_indices_copy col_indices_copy crow_indices_copy dsmm hsmm hspmm indices_copy
-        resize_as_sparse_ row_indices_copy saddmm smm
-        sparse.SparseSemiStructuredTensorCUSPARSELT sparse.SparseSemiStructuredTensorCUTLASS
-        sparse.semi_structured.SparseSemiStructuredTensorCUSPARSELT
-        sparse.semi_structured.SparseSemiStructuredTensorCUTLASS sparse_bsc_tensor
-        sparse_bsr_tensor sparse_compressed_tensor sparse_csc_tensor sspaddmm values_copy""",
     ("owner S: torch.serialization's internals and options"): """
         DeserializationStorageContext PyTorchFileReader PyTorchFileWriter
         SerializationStorageContext serialization.LoadEndianness

@@ -296,6 +296,25 @@ from .sparse import (  # noqa: E402 - also binds torch.sparse
     spmm,
 )
 
+from .sparse._extras import (  # noqa: E402
+    ccol_indices_copy,
+    col_indices_copy,
+    crow_indices_copy,
+    dsmm,
+    hsmm,
+    hspmm,
+    indices_copy,
+    resize_as_sparse_,
+    row_indices_copy,
+    saddmm,
+    smm,
+    sparse_bsc_tensor,
+    sparse_bsr_tensor,
+    sparse_compressed_tensor,
+    sparse_csc_tensor,
+    sspaddmm,
+    values_copy,
+)
 globals().update(_torch_losses)
 
 # torch's top-level namespaces and switches for scripts written against a CPU torch build

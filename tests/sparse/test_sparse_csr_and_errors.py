@@ -201,3 +201,29 @@ def test_sparse_buffer_follows_module_casts():
     m = M().double()
     assert m.adj.is_sparse and m.adj.dtype == gg.float64 and m.adj.data.is_sparse
 
+
+@pytest.mark.parametrize("call", [
+    lambda: gg.smm(_s(gg), gg.ones(2, 2)), lambda: gg.hspmm(_s(gg), gg.ones(2, 2)),
+    lambda: gg.sspaddmm(_s(gg), _s(gg), gg.ones(2, 2)),
+    lambda: gg.sparse_csc_tensor([0, 1], [0], [1.]), lambda: gg.ones(2, 2).to_sparse_csc(),
+    lambda: gg.sparse.to_sparse_semi_structured(gg.ones(2, 2)),
+    lambda: gg.sparse.semi_structured.SparseSemiStructuredTensorCUTLASS(),
+    lambda: _s(gg).sparse_resize_((3, 3), 2, 0),
+    lambda: gg.sparse_compressed_tensor([0, 1], [0], [1.], layout=gg.sparse_csc),
+])
+def test_missing_sparse_names_raise_naming_what_is_missing(call):
+    with pytest.raises(NotImplementedError, match="not implemented|not available"):
+        call()
+
+
+def test_compressed_tensor_and_copies():
+    t = torch.sparse_compressed_tensor(torch.tensor([0, 1, 2]), torch.tensor([1, 0]),
+                                       torch.tensor([1., 2.]), (2, 2), layout=torch.sparse_csr)
+    g = gg.sparse_compressed_tensor(gg.tensor([0, 1, 2]), gg.tensor([1, 0]),
+                                    gg.tensor([1., 2.]), (2, 2), layout=gg.sparse_csr)
+    assert repr(g) == repr(t)
+    np.testing.assert_array_equal(gg.crow_indices_copy(g).numpy(), [0, 1, 2])
+    for m in (torch, gg):
+        with pytest.raises(RuntimeError, match="ccol_indices expected sparse"):
+            m.ones(2, 2).ccol_indices()
+

@@ -86,6 +86,11 @@ CASES = {
                 (VALS.astype(np.float32), X.astype(np.float32))),
     "empty": (lambda m, v, x: m.sparse.mm(coo(m, v, np.zeros((2, 0), np.int64)), x),
               (np.zeros(0), X)),
+    "sparse_mask": (lambda m, x: (x @ x.t()).sparse_mask(coo(m, m.ones(5, dtype=m.float64),
+                                                                UNC)), (X,)),
+    "sparse_mask_coalesced": (lambda m, x: (x @ x.t()).sparse_mask(
+        coo(m, m.ones(5, dtype=m.float64)).coalesce()), (X,)),
+    "dsmm": (lambda m, v, x: m.dsmm(coo(m, v), x), (VALS, X)),
     "spdiags": (lambda m, d: m.sparse.spdiags(d, m.tensor([0, -1, 2]), (4, 4)).to_dense(),
                 (RNG.standard_normal((3, 4)),)),
 }

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from . import _arith
+from . import _arith, _extras
 from ._construct import (
     coalesce,
     sparse_coo_tensor,
@@ -25,11 +25,18 @@ from ._construct import (
 from ._linalg import sparse_addmm, sparse_mm, spmm
 from ._reduce import log_softmax, softmax, sparse_sum
 from ._tensor import SparseTensor, sparse_bsc, sparse_bsr, sparse_csc, sparse_csr
+from .semi_structured import (
+    SparseSemiStructuredTensor,
+    SparseSemiStructuredTensorCUSPARSELT,
+    SparseSemiStructuredTensorCUTLASS,
+    to_sparse_semi_structured,
+)
 
 __all__ = ["mm", "addmm", "sum", "softmax", "log_softmax", "spdiags",
            "check_sparse_tensor_invariants", "sampled_addmm", "spsolve", "as_sparse_gradcheck",
            "to_sparse_semi_structured",
-           "SparseSemiStructuredTensor", "FloatTensor", "DoubleTensor", "LongTensor",
+           "SparseSemiStructuredTensor", "SparseSemiStructuredTensorCUSPARSELT",
+           "SparseSemiStructuredTensorCUTLASS", "FloatTensor", "DoubleTensor", "LongTensor",
            "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "HalfTensor",
            "BFloat16Tensor", "sparse_coo_tensor", "sparse_csr_tensor", "spmm", "SparseTensor",
            "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc"]
@@ -83,18 +90,6 @@ spsolve = _missing("spsolve", "sparse linear solves need a sparse factorization;
                    "torch.linalg.solve on A.to_dense()")
 as_sparse_gradcheck = _missing("as_sparse_gradcheck", "torch.autograd.gradcheck works on the "
                                "values of a sparse tensor directly")
-to_sparse_semi_structured = _missing("to_sparse_semi_structured", "semi-structured (2:4) "
-                                     "sparsity is a CUDA feature")
-
-
-class SparseSemiStructuredTensor:
-    """2:4 sparsity is a CUDA feature; making one raises."""
-
-    def __new__(cls, *args, **kwargs):
-        raise NotImplementedError("torch.sparse.SparseSemiStructuredTensor: semi-structured "
-                                  "(2:4) sparsity is a CUDA feature, not available on CPU")
-
-
 def _legacy(name, dtype_name):
     """torch.sparse.FloatTensor(indices, values, size) and friends (the pre-1.0 spelling
     that GCN code such as pygcn still uses)."""
@@ -164,4 +159,5 @@ def _install_dense_methods():
 
 
 _arith.install()
+_extras.install()
 _install_dense_methods()
