@@ -295,7 +295,6 @@ from .sparse import (  # noqa: E402 - also binds torch.sparse
     sparse_csr_tensor,
     spmm,
 )
-
 from .sparse._extras import (  # noqa: E402
     ccol_indices_copy,
     col_indices_copy,
@@ -315,6 +314,7 @@ from .sparse._extras import (  # noqa: E402
     sspaddmm,
     values_copy,
 )
+
 globals().update(_torch_losses)
 
 # torch's top-level namespaces and switches for scripts written against a CPU torch build
