@@ -10,7 +10,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Rank scripts: run by the launcher, never imported by pytest (doctest collection would).
-collect_ignore = ["_rank_suite.py", "_fault.py"]
+collect_ignore = ["_rank_suite.py", "_fault.py", "_hang.py"]
 
 try:
     import mpi4py.MPI  # noqa: F401

@@ -2,24 +2,33 @@
 world of one process started without a launcher, a local stand-in with the same calls.
 
 Both expose non-blocking calls on contiguous NumPy arrays that return requests; ``wait`` polls
-them and, on MPI, also polls for failure notices from other ranks (Note [Failure notices]).
+them and, on MPI, also polls for failure notices from other ranks (Note [Failure notices]) and
+gives up after the process group's timeout (Note [Timeouts]).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 
 import numpy as np
 
 __all__ = ["MPIBackend", "SelfBackend", "PeerFailureError", "DistError", "DistBackendError",
-           "launched_world", "import_mpi", "notify_failure"]
+           "DistTimeoutError", "launched_world", "import_mpi", "notify_failure",
+           "DEFAULT_TIMEOUT"]
 
 EXTRA_HINT = "pip install 'graphgrad[distributed]' (mpi4py and the mpich wheel)"
 
-# Tags on the control communicator.
-_FAIL, _ACK = 1, 2
+# Tags on the control communicator: failure notices and their acknowledgements, and the
+# "who else is waiting?" question a timed-out rank asks, with its answers.
+_FAIL, _ACK, _ASK, _ANSWER = 1, 2, 3, 4
+
+# torch's default process-group timeout (torch.distributed.default_pg_timeout): 30 minutes.
+DEFAULT_TIMEOUT = 1800.0
+# How long a timed-out rank waits for the others to say what they are waiting in.
+_ASK_GRACE = 1.0
 
 
 class DistError(RuntimeError):
@@ -28,6 +37,15 @@ class DistError(RuntimeError):
 
 class DistBackendError(DistError):
     """An error from the transport (torch.distributed.DistBackendError)."""
+
+
+class DistTimeoutError(DistBackendError):
+    """A collective or message did not complete within the process group's timeout;
+    ``missing_ranks`` are the ranks that were not waiting in it (Note [Timeouts])."""
+
+    def __init__(self, message, missing_ranks=()):
+        super().__init__(message)
+        self.missing_ranks = list(missing_ranks)
 
 
 class PeerFailureError(DistBackendError):
@@ -81,6 +99,8 @@ class SelfBackend:
     rank = 0
     size = 1
     name = "self"
+    timeout = DEFAULT_TIMEOUT  # nothing here ever waits
+    seq = 0
 
     def allreduce(self, arr, op):
         return DONE
@@ -109,10 +129,10 @@ class SelfBackend:
     def probe_meta(self, src, tag):
         raise ValueError(f"Invalid source rank: {src} (a world of one process has no peer)")
 
-    def wait(self, req, what=""):
+    def wait(self, req, what="", timeout=None):
         return None
 
-    def waitall(self, reqs, what=""):
+    def waitall(self, reqs, what="", timeout=None):
         return None
 
     def test(self, req):
@@ -128,22 +148,29 @@ class MPIBackend:
 
     name = "mpi"
 
-    def __init__(self):
+    def __init__(self, timeout=DEFAULT_TIMEOUT):
         MPI = import_mpi()
         self.MPI = MPI
         world = MPI.COMM_WORLD
-        self.comm = world.Dup()
-        self.p2p = world.Dup()
-        self.meta = world.Dup()
-        self.ctrl = world.Dup()
         self.rank = world.Get_rank()
         self.size = world.Get_size()
+        self.timeout = float(timeout)
+        self.seq = 0  # public collectives started (distributed_c10d counts them)
+        self.waiting = None  # (what, seq) while this rank waits, for a timed-out peer's ask
         # NOTE: more ranks than cores (4 ranks on 2 cores in CI) make a pure spin starve the
         # rank it waits for; yield the core between polls then.
         self.yield_cpu = self.size > (os.cpu_count() or 1)
         self.ops = {"sum": MPI.SUM, "product": MPI.PROD, "min": MPI.MIN, "max": MPI.MAX,
                     "band": MPI.BAND, "bor": MPI.BOR, "bxor": MPI.BXOR,
                     "lor": MPI.LOR, "land": MPI.LAND}
+        # Communicators made without blocking, so that a rank that never joins makes
+        # init_process_group time out instead of hanging (no asking around until ctrl exists).
+        self.comm = self.p2p = self.meta = self.ctrl = None
+        self._ready = False
+        dups = [world.Idup() for _ in range(4)]
+        self.waitall([r for _, r in dups], "init_process_group")
+        self.comm, self.p2p, self.meta, self.ctrl = (c for c, _ in dups)
+        self._ready = True
         _state["backend"] = self
 
     # -- non-blocking calls on contiguous arrays -----------------------------------------
@@ -173,39 +200,110 @@ class MPIBackend:
         """Waits for a header from ``src`` (any rank when None); returns its source rank."""
         status = self.MPI.Status()
         source = self.MPI.ANY_SOURCE if src is None else src
-        while not self.meta.Iprobe(source=source, tag=tag, status=status):
-            self._poll_failures()
-            if self.yield_cpu:
-                os.sched_yield()
+        what = "recv" + ("" if src is None else f" from rank {src}")
+        deadline = time.monotonic() + self.timeout
+        self.waiting = (what, self.seq)
+        try:
+            while not self.meta.Iprobe(source=source, tag=tag, status=status):
+                self._poll_failures(what)
+                if time.monotonic() >= deadline:
+                    self._timed_out(what, self.timeout)
+                if self.yield_cpu:
+                    os.sched_yield()
+        finally:
+            self.waiting = None
         return status.Get_source()
 
     # -- waiting ---------------------------------------------------------------------------
     def test(self, req):
         return req.Test()
 
-    def wait(self, req, what=""):
-        """Completes ``req``, checking for failure notices every millisecond or so."""
+    def wait(self, req, what="", timeout=None):
+        """Completes ``req``, checking for failure notices every millisecond or so; raises
+        DistTimeoutError after ``timeout`` seconds (the group's timeout when None)."""
+        if req.Test():
+            return
+        limit = self.timeout if timeout is None else float(timeout)
+        self._wait_until(req, what, time.monotonic() + limit, limit)
+
+    def _wait_until(self, req, what, deadline, limit):
         test = req.Test
         if test():
             return
         clock = time.monotonic
         next_check = clock() + 0.001
         yield_cpu = self.yield_cpu
-        while not test():
-            if yield_cpu:
-                os.sched_yield()
-            if clock() >= next_check:
-                self._poll_failures(what)
-                next_check = clock() + 0.001
+        self.waiting = (what, self.seq)
+        try:
+            while not test():
+                if yield_cpu:
+                    os.sched_yield()
+                now = clock()
+                if now >= next_check:
+                    self._poll_failures(what)
+                    if now >= deadline:
+                        self._timed_out(what, limit)
+                    next_check = now + 0.001
+        finally:
+            self.waiting = None
 
-    def waitall(self, reqs, what=""):
+    def waitall(self, reqs, what="", timeout=None):
+        # One deadline for the lot: each request gets what the earlier ones left.
+        limit = self.timeout if timeout is None else float(timeout)
+        deadline = time.monotonic() + limit
         for r in reqs:
-            self.wait(r, what)
+            self._wait_until(r, what, deadline, limit)
+
+    def _timed_out(self, what, limit):
+        """Asks every other rank what it is waiting in, then raises DistTimeoutError naming
+        the ranks that did not answer (Note [Timeouts])."""
+        MPI = self.MPI
+        seq = self.seq
+        if not self._ready:
+            raise DistTimeoutError(f"[rank {self.rank}] init_process_group timed out after "
+                                   f"{limit:g} seconds: not all {self.size} ranks joined the "
+                                   "process group")
+        peers = [r for r in range(self.size) if r != self.rank]
+        for r in peers:
+            self.ctrl.isend((what, seq), dest=r, tag=_ASK)
+        answers, deadline = {}, time.monotonic() + _ASK_GRACE
+        while len(answers) < len(peers) and time.monotonic() < deadline:
+            status = MPI.Status()
+            if self.ctrl.Iprobe(source=MPI.ANY_SOURCE, tag=_ANSWER, status=status):
+                answers[status.Get_source()] = self.ctrl.recv(source=status.Get_source(),
+                                                              tag=_ANSWER)
+            else:
+                self._answer_asks()  # a peer timing out at the same time asks us too
+                time.sleep(0.002)
+        missing = [r for r in peers if answers.get(r) is None]
+        elsewhere = [f"rank {r} was waiting in {a[0]} (collective #{a[1]})"
+                     for r, a in sorted(answers.items()) if a is not None and a != (what, seq)]
+        joined = sorted([self.rank] + [r for r, a in answers.items() if a == (what, seq)])
+        detail = "; ".join(
+            ([f"rank{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} did "
+              f"not join it"] if missing else []) + elsewhere
+            + [f"rank{'s' if len(joined) > 1 else ''} {', '.join(map(str, joined))} "
+               f"{'were' if len(joined) > 1 else 'was'} waiting"])
+        raise DistTimeoutError(f"[rank {self.rank}] {what} (collective #{seq} of the default "
+                               f"process group) timed out after {limit:g} seconds: {detail}",
+                               missing)
+
+    def _answer_asks(self):
+        MPI = self.MPI
+        status = MPI.Status()
+        while self.ctrl.Iprobe(source=MPI.ANY_SOURCE, tag=_ASK, status=status):
+            src = status.Get_source()
+            self.ctrl.recv(source=src, tag=_ASK)
+            self.ctrl.isend(self.waiting, dest=src, tag=_ANSWER)
 
     def _poll_failures(self, what=""):
+        if not self._ready:
+            return
         MPI = self.MPI
         status = MPI.Status()
         if not self.ctrl.Iprobe(source=MPI.ANY_SOURCE, tag=_FAIL, status=status):
+            if self.ctrl.Iprobe(source=MPI.ANY_SOURCE, tag=_ASK, status=status):
+                self._answer_asks()
             return
         src = status.Get_source()
         notice = json.loads(self.ctrl.recv(source=src, tag=_FAIL))
@@ -217,7 +315,8 @@ class MPIBackend:
 
     def free(self):
         for c in (self.comm, self.p2p, self.meta, self.ctrl):
-            c.Free()
+            if c is not None:
+                c.Free()
         if _state.get("backend") is self:
             _state["backend"] = None
 
@@ -233,6 +332,18 @@ class MPIBackend:
 # failed rank; a rank busy elsewhere is ended by the abort. The launcher names a rank that
 # died from hydra's report and the pid files the workers write.
 _state = {"backend": None, "peer_failed": False}
+
+# Note [Timeouts]
+# Every wait polls its request with a deadline: the group's timeout (init_process_group's,
+# 30 minutes by default as torch) or Work.wait's. MPI cannot say which rank a collective waits
+# for, so a rank whose deadline passes asks every other rank, on the control communicator,
+# what it is waiting in; ranks inside a graphgrad wait answer within a millisecond (they poll
+# that communicator), a hung rank (busy elsewhere, or stuck) does not. After at most
+# _ASK_GRACE the error names the collective, its number in the group and the ranks that did
+# not join it. Under the launcher the error then ends the job like any other failure (Note
+# [Failure notices]), which stops the hung rank too. The communicators are made with
+# MPI_Comm_idup so that a rank that never reaches init_process_group makes it time out; the
+# launcher's worker initialises MPI as each rank starts, since MPI_Init itself waits for all.
 
 
 def notify_failure(error: str, grace: float = 2.0) -> None:
@@ -264,6 +375,11 @@ def abort(code: int = 1) -> None:
     backend = _state["backend"]
     if backend is not None:
         backend.MPI.COMM_WORLD.Abort(code)
+    # MPI started but no group (init_process_group failed): the job must still end, or the
+    # launcher waits for ranks that wait for this one.
+    MPI = sys.modules.get("mpi4py.MPI")
+    if MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized():
+        MPI.COMM_WORLD.Abort(code)
     os._exit(code)
 
 

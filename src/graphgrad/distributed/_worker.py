@@ -12,7 +12,7 @@ import sys
 import time
 import traceback
 
-from ._backend import PeerFailureError, abort, launched_world, notify_failure
+from ._backend import PeerFailureError, abort, import_mpi, launched_world, notify_failure
 
 
 def _run_dir_file(name):
@@ -43,7 +43,16 @@ def _fail(rank, exc, code=1):
 
 
 def main() -> None:
-    rank = (launched_world() or (0, 1))[0]
+    rank, size = launched_world() or (0, 1)
+    if size > 1:
+        # MPI_Init waits for every rank (the launcher's rendezvous) and cannot time out: do it
+        # now, as every rank starts, so that a rank that is slow to reach
+        # init_process_group makes the others' init_process_group(timeout=...) expire
+        # instead of hanging them in MPI_Init.
+        try:
+            import_mpi()
+        except ImportError:
+            pass  # init_process_group will say what to install
     path = _run_dir_file(f"pid.{rank}")
     if path:
         with open(path, "w") as f:

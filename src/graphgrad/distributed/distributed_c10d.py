@@ -3,22 +3,41 @@
 Collectives work in place on a tensor's NumPy buffer (no copy when it is contiguous). Before
 each public collective the ranks exchange a small header (collective, op, root, dtype, shape),
 so a mismatch raises the same RuntimeError on every rank instead of hanging or mixing data.
+Every wait honours the group's ``timeout`` (torch's default, 30 minutes): a collective that
+does not complete raises DistTimeoutError naming the collective and the ranks that did not join
+it (Note [Timeouts] in _backend.py).
 """
 
 from __future__ import annotations
+
+from datetime import timedelta
 
 import numpy as np
 
 from .._tensor import Tensor, bump_version
 from . import _backend
-from ._backend import DistBackendError, DistError, PeerFailureError
+from ._backend import DistBackendError, DistError, DistTimeoutError, PeerFailureError
 
 __all__ = ["ReduceOp", "Work", "GroupMember", "group", "init_process_group",
            "destroy_process_group", "is_initialized", "is_available", "is_mpi_available",
            "get_rank", "get_world_size", "get_backend", "barrier", "all_reduce", "broadcast",
            "all_gather", "all_gather_into_tensor", "reduce_scatter", "reduce_scatter_tensor",
            "reduce", "send", "recv", "isend", "irecv", "all_gather_object",
-           "broadcast_object_list", "DistError", "DistBackendError", "PeerFailureError"]
+           "broadcast_object_list", "DistError", "DistBackendError", "DistTimeoutError",
+           "PeerFailureError", "default_pg_timeout"]
+
+# torch.distributed.default_pg_timeout
+default_pg_timeout = timedelta(seconds=_backend.DEFAULT_TIMEOUT)
+
+
+def _seconds(timeout, name="timeout"):
+    """A timedelta as seconds (torch accepts timedelta only), or None for None."""
+    if timeout is None:
+        return None
+    if not isinstance(timeout, timedelta):
+        raise TypeError(f"Expected {name} argument to be of type datetime.timedelta, got "
+                        f"{timeout}")
+    return timeout.total_seconds()
 
 
 class ReduceOp:
@@ -89,6 +108,9 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
 
     ``backend`` is "mpi" (the default; "gloo" is accepted as a synonym, so CPU scripts written
     for torch run unchanged). ``rank``/``world_size``, when given, must equal MPI's.
+    ``timeout`` (a timedelta; default 30 minutes, as torch) bounds every wait of the group,
+    and the creation of the group itself: past it, DistTimeoutError names the collective and
+    the ranks that did not join it.
 
     >>> import graphgrad.distributed as dist
     >>> dist.init_process_group("mpi")
@@ -104,11 +126,12 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
                            "(graphgrad runs on CPU; use backend='mpi')")
     if name not in ("mpi", "gloo", "cpu:mpi", "cpu:gloo"):
         raise ValueError(f"Invalid backend: '{backend}' (graphgrad.distributed supports 'mpi')")
+    seconds = _seconds(default_pg_timeout if timeout is None else timeout)
     launched = _backend.launched_world()
     if launched is None or launched[1] == 1 and not is_mpi_available():
         impl = _backend.SelfBackend()
     else:
-        impl = _backend.MPIBackend()
+        impl = _backend.MPIBackend(seconds)
     if world_size not in (-1, None) and world_size != impl.size:
         raise ValueError(f"world_size={world_size} does not match the {impl.size} processes "
                          "MPI started")
@@ -141,6 +164,13 @@ def _default(group=None):
     return impl
 
 
+def _collective(group=None):
+    """The group's backend, counting one more collective (the number a timeout names)."""
+    impl = _default(group)
+    impl.seq += 1
+    return impl
+
+
 def get_rank(group=None) -> int:
     return _default(group).rank
 
@@ -167,8 +197,9 @@ class Work:
         self._result = None
 
     def wait(self, timeout=None) -> bool:
+        """Completes the operation; ``timeout`` (a timedelta) replaces the group's."""
         if not self._done:
-            self._impl.waitall(self._reqs, self._what)
+            self._impl.waitall(self._reqs, self._what, _seconds(timeout))
             self._done = True
             if self._finish is not None:
                 self._result = self._finish()
@@ -292,7 +323,7 @@ def _finisher(*steps):
 # -- collectives --------------------------------------------------------------------------------
 def barrier(group=None, async_op=False, device_ids=None):
     """Waits until every rank reached the barrier."""
-    impl = _default(group)
+    impl = _collective(group)
     return _run(impl, [impl.barrier()], None, async_op, "barrier")
 
 
@@ -308,7 +339,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     >>> dist.destroy_process_group()
     """
     _check_tensor(tensor)
-    impl = _default(group)
+    impl = _collective(group)
     buf, back = _contig(tensor)
     mpi_op = _mpi_op(op, buf)
     _agree(impl, "all_reduce", buf, op)
@@ -328,7 +359,7 @@ def reduce(tensor, dst=0, op=ReduceOp.SUM, group=None, async_op=False, group_dst
     """Reduces ``tensor`` across ranks; rank ``dst`` gets the result (the others' tensors are
     left as they are)."""
     _check_tensor(tensor)
-    impl = _default(group)
+    impl = _collective(group)
     dst = dst if group_dst is None else group_dst
     buf = np.ascontiguousarray(tensor._data)
     mpi_op = _mpi_op(op, buf)
@@ -348,7 +379,7 @@ def reduce(tensor, dst=0, op=ReduceOp.SUM, group=None, async_op=False, group_dst
 def broadcast(tensor, src=0, group=None, async_op=False, group_src=None):
     """Copies rank ``src``'s tensor into every rank's ``tensor``."""
     _check_tensor(tensor)
-    impl = _default(group)
+    impl = _collective(group)
     src = src if group_src is None else group_src
     if not 0 <= src < impl.size:
         raise ValueError(f"Invalid src rank {src} for a world of {impl.size}")
@@ -362,7 +393,7 @@ def broadcast(tensor, src=0, group=None, async_op=False, group_src=None):
 def all_gather(tensor_list, tensor, group=None, async_op=False):
     """Fills ``tensor_list[i]`` with rank i's ``tensor`` on every rank."""
     _check_tensor(tensor)
-    impl = _default(group)
+    impl = _collective(group)
     if len(tensor_list) != impl.size:
         raise ValueError(f"all_gather: tensor_list has {len(tensor_list)} tensors for a world "
                          f"of {impl.size}")
@@ -387,7 +418,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     """Concatenates every rank's ``input_tensor`` along dim 0 (or stacks, when
     ``output_tensor`` has one more dim) into ``output_tensor``."""
     _check_tensor(output_tensor, "output_tensor")
-    impl = _default(group)
+    impl = _collective(group)
     send = np.ascontiguousarray(input_tensor._data)
     if output_tensor._data.size != send.size * impl.size:
         raise RuntimeError(f"all_gather_into_tensor: output has {output_tensor._data.size} "
@@ -402,7 +433,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):
     """``output`` on rank r gets the reduction over ranks of ``input_list[r]``."""
     _check_tensor(output, "output")
-    impl = _default(group)
+    impl = _collective(group)
     if len(input_list) != impl.size:
         raise ValueError(f"reduce_scatter: input_list has {len(input_list)} tensors for a "
                          f"world of {impl.size}")
@@ -417,7 +448,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
     """``output`` on rank r gets the reduction over ranks of chunk r of ``input`` (dim 0)."""
     _check_tensor(output, "output")
-    impl = _default(group)
+    impl = _collective(group)
     if input._data.size != output._data.size * impl.size:
         raise RuntimeError(f"reduce_scatter_tensor: input has {input._data.size} elements, "
                            f"expected {output._data.size} x world size {impl.size}")
@@ -518,7 +549,7 @@ def _recv_now(tensor, src, group, tag):
 # -- Python objects (small metadata; pickled) ---------------------------------------------------
 def all_gather_object(object_list, obj, group=None) -> None:
     """Fills ``object_list[i]`` with rank i's picklable ``obj``."""
-    impl = _default(group)
+    impl = _collective(group)
     if impl.size == 1:
         object_list[0] = obj
         return

@@ -1,7 +1,9 @@
 """The launcher: ``python -m graphgrad.distributed.run -n 4 train.py ARGS`` (or ``-m module``)
 starts 4 ranks with ``mpiexec``: the MPICH wheel's in this environment's bin, else the one on
 PATH (Open MPI gets its run-as-root and oversubscribe flags). When a rank fails, it names the
-rank and its error; the exit status is nonzero.
+rank and its error; the exit status is nonzero. SIGTERM or SIGINT to the launcher ends mpiexec
+and every rank it started within a few seconds (as torchrun does), and the launcher exits with
+128 + the signal's number.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -19,6 +22,9 @@ import threading
 import time
 
 __all__ = ["find_mpiexec", "mpiexec_command", "main"]
+
+# How long mpiexec gets to end its ranks after SIGTERM before everything is SIGKILLed.
+_STOP_GRACE = 2.0
 
 
 def find_mpiexec() -> str:
@@ -165,6 +171,56 @@ def _summary(run_dir: str, output: list[str], deaths: dict | None = None) -> str
     return None
 
 
+class _Stop(BaseException):
+    """Raised by the launcher's signal handler to leave its wait."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _rank_pids(run_dir: str) -> list[int]:
+    pids = []
+    for path in glob.glob(os.path.join(run_dir, "pid.*")):
+        try:
+            with open(path) as f:
+                pids.append(int(f.read().strip()))
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+def _signal(pid_or_group, sig, group=False) -> None:
+    try:
+        (os.killpg if group else os.kill)(pid_or_group, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _stop_job(proc, run_dir: str) -> None:
+    """Ends mpiexec and every rank: SIGTERM first (the ranks' handlers and mpiexec's cleanup
+    run), SIGKILL for whatever is left after a short grace. mpiexec leads its own process
+    group, so its proxies and ranks are reached even if its own cleanup does not happen."""
+    ranks = _rank_pids(run_dir)
+    _signal(proc.pid, signal.SIGTERM, group=True)
+    for pid in ranks:
+        _signal(pid, signal.SIGTERM)
+    deadline = time.monotonic() + _STOP_GRACE
+    while time.monotonic() < deadline:
+        if proc.poll() is not None and not any(_alive(p) for p in ranks):
+            break
+        time.sleep(0.05)
+    _signal(proc.pid, signal.SIGKILL, group=True)
+    for pid in _rank_pids(run_dir):  # a rank may have written its pid file meanwhile
+        if _alive(pid):
+            _signal(pid, signal.SIGKILL)
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def launch(nproc: int, program: list[str], mpiexec: str | None = None, env=None) -> int:
     """Runs ``program`` on ``nproc`` ranks; returns the job's exit status."""
     env = dict(os.environ if env is None else env)
@@ -176,8 +232,10 @@ def launch(nproc: int, program: list[str], mpiexec: str | None = None, env=None)
     cmd = mpiexec_command(nproc, program, mpiexec)
     with tempfile.TemporaryDirectory(prefix="graphgrad-run-") as run_dir:
         env["GRAPHGRAD_RUN_DIR"] = run_dir
+        # Its own session: a terminal's Ctrl-C reaches the launcher alone, which then stops
+        # the job in order, and the whole job can be signalled as one process group.
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, bufsize=1)
+                                text=True, bufsize=1, start_new_session=True)
         seen: list[str] = []
         pumps = [threading.Thread(target=_pump, args=(proc.stdout, sys.stdout, seen)),
                  threading.Thread(target=_pump, args=(proc.stderr, sys.stderr, seen))]
@@ -186,21 +244,50 @@ def launch(nproc: int, program: list[str], mpiexec: str | None = None, env=None)
                                    daemon=True)
         for t in (*pumps, watcher):
             t.start()
+        stopped = None
+        old = _catch_stop_signals()
         try:
-            rc = proc.wait()
-        except KeyboardInterrupt:
-            proc.terminate()
-            rc = proc.wait()
+            try:
+                rc = proc.wait()
+            except (_Stop, KeyboardInterrupt) as e:
+                stopped = e.signum if isinstance(e, _Stop) else signal.SIGINT
+                _restore(old)  # a second signal while stopping is not a second stop
+                _stop_job(proc, run_dir)
+                rc = 128 + stopped
+        finally:
+            _restore(old)
         done.set()
         for t in (*pumps, watcher):
             t.join()
-        if rc != 0:
+        if stopped is not None:
+            sys.stderr.write(f"graphgrad.distributed.run: received "
+                             f"{signal.Signals(stopped).name}; stopped mpiexec and its "
+                             f"{nproc} rank{'s' if nproc > 1 else ''}\n")
+            sys.stderr.flush()
+        elif rc != 0:
             missing = _unforwarded(_error_records(run_dir), seen)
             why = _summary(run_dir, seen, deaths) or f"mpiexec exited with status {rc}"
             sys.stderr.write("".join(f"{line}\n" for line in missing))
             sys.stderr.write(f"graphgrad.distributed.run: {why}\n")
             sys.stderr.flush()
     return rc
+
+
+def _catch_stop_signals():
+    """Handlers that turn SIGTERM/SIGINT into _Stop (only the main thread may set them)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum, frame):
+        raise _Stop(signum)
+    return {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGINT)}
+
+
+def _restore(old) -> None:
+    if old:
+        for s, h in old.items():
+            signal.signal(s, h)
+        old.clear()
 
 
 def main(argv=None) -> int:
