@@ -172,3 +172,73 @@ def test_out_table_matches_torch(key):
         fn = getattr(ns, name, None)
         if fn is not None and not isinstance(fn, type):
             assert hasattr(fn, "__graphgrad_out__"), f"{path}.{name} lacks out="
+
+
+def _templates(m):
+    rng = np.random.default_rng(0)
+    a, b, c = (m.tensor(rng.uniform(0.5, 1.5, (3, 3)).astype(np.float32)) for _ in range(3))
+    v, i = a[0].clone(), m.tensor([2, 0, 1])
+    return [(a,), (a, b), (a, 0), (a, 1), (a, b, c), ([a, b],), (a, v), (3, 3), ((3, 3),), (v,),
+            (a, 2, 0), (a, 0, i), (a, i), (v, v), (a, a, a), (3,), (0, 3), (0, 1, 5)]
+
+
+def _attempt(f, args, out=None):
+    try:
+        r = f(*args) if out is None else f(*args, out=out)
+    except Exception as e:  # noqa: BLE001 - the outcome is compared with torch's
+        return "raise", f"{type(e).__name__}: {e}"
+    return "ok", r
+
+
+# Where graphgrad's out= knowingly differs from torch's (function, out dtype): torch's parser
+# refuses these overloads or torch has no kernel for the dtype, while graphgrad computes them.
+KNOWN_DIFFERENCES = {
+    ("sum", "*"), ("prod", "*"), ("median", "*"), ("nanmedian", "*"), ("argsort", "*"),
+    ("arange", "complex64"), ("range", "complex64"), ("fft.fftfreq", "complex64"),
+    ("fft.rfftfreq", "complex64"), ("nansum", "complex64"), ("nanmean", "complex64"),
+    ("nansum", "int64"), ("fft.irfft", "complex64"), ("fft.irfft2", "complex64"),
+    ("fft.irfftn", "complex64"), ("fft.hfft", "complex64"), ("chain_matmul", "int64"),
+}
+# random draws differ from torch's by design and torch's random out= paths have their own
+# shape and range rules: they are tested in test_out_writes_and_returns_out and the random tests
+_RANDOM = {"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
+           "empty"}
+
+
+@pytest.mark.parametrize("key", list(_out.OUT_NAMES))
+def test_out_sweep_against_torch(key):
+    """Every wrapped function, on the first argument pattern both libraries accept: an empty
+    out of the result's dtype gets torch's values, and out of float64/int64/complex64 is
+    accepted or refused as torch does."""
+    mismatches, checked = [], 0
+    gns, tns = _ns(gg, "graphgrad" + (f".{key}" if key else "")), \
+        _ns(torch, "torch" + (f".{key}" if key else ""))
+    for name in _out.OUT_NAMES[key].split():
+        gf, tf = getattr(gns, name, None), getattr(tns, name, None)
+        qual = f"{key}.{name}" if key else name
+        if gf is None or not hasattr(gf, "__graphgrad_out__") or name in _RANDOM:
+            continue
+        for ga, ta in zip(_templates(gg), _templates(torch)):
+            (sg, _), (st, rt) = _attempt(gf, ga), _attempt(tf, ta)
+            if sg != "ok" or st != "ok" or not isinstance(rt, torch.Tensor):
+                continue
+            checked += 1
+            dt = str(rt.dtype).split(".")[-1]
+            for od in (dt, "float64", "int64", "complex64"):
+                if (qual, "*") in KNOWN_DIFFERENCES or (qual, od) in KNOWN_DIFFERENCES:
+                    continue
+                go = gg.empty(0, dtype=getattr(gg, od))
+                to = torch.empty(0, dtype=getattr(torch, od))
+                (sg, _), (st, _) = _attempt(gf, ga, go), _attempt(tf, ta, to)
+                if sg != st:
+                    mismatches.append(f"{qual}[out {od}]: graphgrad {sg}, torch {st}")
+                elif sg == "ok":
+                    x, y = go.numpy(), to.numpy()
+                    if x.shape != y.shape or not np.allclose(x.astype(np.complex128),
+                                                             y.astype(np.complex128),
+                                                             rtol=1e-4, atol=1e-5,
+                                                             equal_nan=True):
+                        mismatches.append(f"{qual}[out {od}]: values differ")
+            break
+    assert checked > 0
+    assert not mismatches, "\n".join(mismatches)

@@ -87,7 +87,7 @@ FACTORIES = frozenset("""empty eye ones zeros rand randn range arange full linsp
 # TensorIterator's casting): measured on torch 2.13 by calling each with a float64 out for
 # float32 inputs.
 EXACT = frozenset("""abs absolute addmm addmv addbmm baddbmm addr bmm mm mv matmul dot vdot
-    inner outer ger alias_copy amax amin ceil conj_physical cross detach_copy diag
+    inner isin alias_copy amax amin ceil conj_physical cross detach_copy diag
     diagonal_copy fix floor frac frobenius_norm hardshrink inverse lerp log_softmax softmax msort
     neg negative norm nuclear_norm round sgn sign slice_copy slice_scatter squeeze_copy t_copy
     take take_along_dim tensordot tril triu trunc unsqueeze_copy float_power heaviside histc
@@ -96,6 +96,55 @@ EXACT = frozenset("""abs absolute addmm addmv addbmm baddbmm addr bmm mm mv matm
     linalg.multi_dot linalg.norm linalg.solve linalg.svdvals linalg.vecdot linalg.vector_norm
     linalg.cholesky linalg.solve_triangular linalg.lu_solve linalg.ldl_solve special.round
     """.split())
+
+# Reductions with a ``dtype`` argument compute in out's dtype when ``dtype`` is not given
+# (torch: ``sum(x, 0, out=long_tensor)`` sums x cast to int64), and check it exactly when it is.
+DTYPE_FROM_OUT = frozenset("sum prod nansum cumsum cumprod".split())
+
+
+def _bool_out(name, allow_uint8):
+    def check(r, o, kwargs):
+        if o == "bool" or (allow_uint8 and o == "uint8"):
+            return None
+        if allow_uint8:
+            return f"{name} only supports bool tensor for result, got: {_SCALAR.get(o, o)}"
+        return f"{name} does not support non-boolean outputs."
+    return check
+
+
+def _searchsorted_out(r, o, kwargs):
+    if o == r:
+        return None
+    return ("torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
+            "Long(int64) depending on whether out_int32 flag is True, but we got output "
+            f"tensor's dtype {_SCALAR.get(o, o)} and out_int32 flag is "
+            f"{bool(kwargs.get('out_int32', False))}")
+
+
+def _same_as_input(r, o, kwargs):
+    if o == r:
+        return None
+    return (f"Expected the dtype for input and out to match, but got {_SCALAR.get(r, r)} for "
+            f"input's dtype and {_SCALAR.get(o, o)} for out's dtype.")
+
+
+def _floating_out(name):
+    def check(r, o, kwargs):
+        if o.startswith(("float", "bfloat", "complex")):
+            return None
+        return f"{name}(): Expected floating point type for result tensor, but got: " \
+               f"{_SCALAR.get(o, o)}"
+    return check
+
+
+# Ops with their own out-dtype rule and message (measured on torch 2.13).
+CHECKS = {"all": _bool_out("all", True), "any": _bool_out("any", True),
+          "isneginf": _bool_out("isneginf", False), "isposinf": _bool_out("isposinf", False),
+          "signbit": _bool_out("signbit", False), "searchsorted": _searchsorted_out,
+          "bucketize": _searchsorted_out, "amax": _same_as_input, "amin": _same_as_input,
+          "logsumexp": _floating_out("logsumexp"),
+          "multinomial": lambda r, o, kw: None if o == "int64" else
+          f"multinomial expects Long tensor out, got: {_SCALAR.get(o, o)}"}
 
 # Ops whose int64 results are indices: their out must be int64 exactly.
 INDEX_OPS = frozenset("""argmax argmin argsort sort topk kthvalue mode max min median nanmedian
@@ -137,15 +186,20 @@ def _resize(out, shape):
     out._view = None
 
 
-def _write_one(name, qual, result, out):
+def _write_one(name, qual, result, out, exact=False, kwargs=None):
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     r, o = _np_name(result), _np_name(out)
-    if r != o:
+    check = CHECKS.get(qual)
+    if check is not None:
+        message = check(r, o, kwargs or {})
+        if message is not None:
+            raise RuntimeError(message)
+    elif r != o:
         if r == "int64" and name in INDEX_OPS:
             raise RuntimeError(f"Expected out tensor to have dtype long int, but got "
                                f"{_CPP.get(o, o)} instead")
-        if qual in EXACT:
+        if exact or qual in EXACT:
             raise RuntimeError(f"Expected out tensor to have dtype {_CPP.get(r, r)}, but got "
                                f"{_CPP.get(o, o)} instead")
         if not _dtype.can_cast(result.dtype, out.dtype):
@@ -163,15 +217,15 @@ def _requires_grad(result):
     return isinstance(result, (tuple, list)) and any(_requires_grad(r) for r in result)
 
 
-def _write(name, qual, result, out):
+def _write(name, qual, result, out, exact=False, kwargs=None):
     if isinstance(result, Tensor):
-        return _write_one(name, qual, result, out)
+        return _write_one(name, qual, result, out, exact, kwargs)
     if not isinstance(out, (tuple, list)):
         raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not "
                         f"{type(out).__name__}")
     if len(out) != len(result):
         raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
-    written = [_write(name, qual, r, o) for r, o in zip(result, out)]
+    written = [_write(name, qual, r, o, exact, kwargs) for r, o in zip(result, out)]
     return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
 
 
@@ -185,6 +239,15 @@ def _call(fn, name, qual, args, kwargs, out):
         elif dtype != out.dtype:
             raise RuntimeError(f"dtype {_SCALAR.get(dtype.np.name, dtype)} does not match "
                                f"dtype of out parameter ({_SCALAR.get(_np_name(out))})")
+    exact = False
+    if qual in DTYPE_FROM_OUT and isinstance(out, Tensor):
+        if kwargs.get("dtype") is None:
+            kwargs["dtype"] = out.dtype
+        else:
+            exact = True
+    if qual == "logsumexp" and isinstance(out, Tensor) and out.is_floating_point() and args \
+            and isinstance(args[0], Tensor) and args[0].is_floating_point():
+        args = (args[0].to(out.dtype),) + tuple(args[1:])  # torch computes in out's dtype
     result = fn(*args, **kwargs)
     if is_grad_enabled():
         outs = out if isinstance(out, (tuple, list)) else (out,)
@@ -193,7 +256,7 @@ def _call(fn, name, qual, args, kwargs, out):
             raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires "
                                "grad.")
-    return _write(name, qual, result, out)
+    return _write(name, qual, result, out, exact, kwargs)
 
 
 def with_out(fn, name, qual=None):
