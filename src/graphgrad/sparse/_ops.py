@@ -27,6 +27,19 @@ from ..ops._opdef import OpDef
 __all__ = ["segment_sum", "record", "scatter", "gather", "spmm", "alias", "index_tensor"]
 
 
+def _segments(seg):
+    """(start of each run, its id) for sorted ids ``seg``."""
+    first = np.empty(seg.shape[0], dtype=bool)
+    first[0] = True
+    np.not_equal(seg[1:], seg[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    return starts, seg[starts]
+
+
+def _sorted(seg):
+    return seg.shape[0] < 2 or bool((seg[1:] >= seg[:-1]).all())
+
+
 def segment_sum(seg, vals, n):
     """Sums the rows of ``vals`` that share a segment id into an ``(n, *vals.shape[1:])`` array.
 
@@ -34,18 +47,14 @@ def segment_sum(seg, vals, n):
     sorted first. ``np.add.at`` would be 10-50x slower.
     """
     out = np.zeros((n,) + vals.shape[1:], dtype=vals.dtype)
-    m = seg.shape[0]
-    if m == 0:
+    if seg.shape[0] == 0:
         return out
-    if m > 1 and not (seg[1:] >= seg[:-1]).all():
+    if not _sorted(seg):
         order = np.argsort(seg, kind="stable")
         seg = seg[order]
         vals = vals[order]
-    first = np.empty(m, dtype=bool)
-    first[0] = True
-    np.not_equal(seg[1:], seg[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    out[seg[starts]] = np.add.reduceat(vals, starts, axis=0)
+    starts, ids = _segments(seg)
+    out[ids] = np.add.reduceat(vals, starts, axis=0)
     return out
 
 
@@ -76,10 +85,21 @@ def _gather_rule(ns, g, idx, flat, shape, unique):
 
 
 def _spmm_fwd(xp, rows, cols, vals, x, n):
-    picked = np.take(x, cols, axis=0)  # faster than x[cols] for 2-D x
-    if x.ndim > 1:
-        return segment_sum(rows, picked * vals.reshape((-1,) + (1,) * (x.ndim - 1)), n)
-    return segment_sum(rows, picked * vals, n)
+    out = np.zeros((n,) + x.shape[1:], dtype=np.result_type(vals, x))
+    if rows.shape[0] == 0:
+        return out
+    if not _sorted(rows):  # permute the 1-D index arrays, not the gathered rows
+        order = np.argsort(rows, kind="stable")
+        rows, cols, vals = rows[order], cols[order], vals[order]
+    starts, ids = _segments(rows)
+    if x.ndim == 2:
+        # gathered as (k, nnz): reduceat then adds contiguous runs (about 2x faster than rows)
+        picked = np.take(np.ascontiguousarray(x.T), cols, axis=1).astype(out.dtype, copy=False)
+        picked *= vals
+        out[ids] = np.add.reduceat(picked, starts, axis=1).T
+    else:
+        out[ids] = np.add.reduceat(np.take(x, cols) * vals, starts)
+    return out
 
 
 def _spmm_rule(ns, g, rows, cols, vals, x, n, needs):
@@ -96,8 +116,10 @@ def _spmm_rule(ns, g, rows, cols, vals, x, n, needs):
         if needs[3]:
             gx = _spmm_fwd(np, cols, rows, vals, g, m)
         if needs[2]:
-            prod = np.take(g, rows, axis=0) * np.take(x, cols, axis=0)
-            gv = prod.sum(axis=tuple(range(1, prod.ndim))) if prod.ndim > 1 else prod
+            if x.ndim == 2:
+                gv = np.einsum("ij,ij->i", np.take(g, rows, axis=0), np.take(x, cols, axis=0))
+            else:
+                gv = np.take(g, rows) * np.take(x, cols)
     return None, None, gv, gx
 
 
