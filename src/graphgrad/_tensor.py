@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _dtype
 from ._device import CPU, check_device
+from .autograd import cuts as _cuts
 from .autograd import sites as _sites
 from .autograd.grad_mode import state as _mode
 from .autograd.graph import AccumulateGrad, OutputEdge, register_tensor_hook
@@ -170,6 +171,8 @@ class Tensor:
         if value and self._inf and not _mode.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
+        if self._rg and not value:
+            _cuts.note("requires_grad_false", self, 2)
         self._rg = value
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -270,6 +273,8 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A tensor sharing this one's data (and version counter), outside the graph."""
+        if self._fn is not None or self._rg:
+            _cuts.note("detach", self)  # See Note [Cut record] in autograd/cuts.py
         t = wrap(self._data, False, None)
         t._vc = version_cell(self)
         t._inf = self._inf  # shares storage: an inference tensor iff this one is
@@ -284,6 +289,8 @@ class Tensor:
 
     @property
     def data(self) -> Tensor:
+        if self._fn is not None:
+            _cuts.note("data", self)
         return wrap(self._data, False, None)
 
     @data.setter
@@ -362,6 +369,8 @@ class Tensor:
         if self._rg and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if force and self._fn is not None:
+            _cuts.note("numpy", self)
         return self._data
 
     def __array__(self, dtype=None, copy=None):
@@ -372,9 +381,13 @@ class Tensor:
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
                                "to Scalar")
+        if self._fn is not None:
+            _cuts.note("item", self)
         return self._data.reshape(()).item()
 
     def tolist(self):
+        if self._fn is not None:
+            _cuts.note("tolist", self)
         return self._data.tolist()
 
     def __len__(self) -> int:

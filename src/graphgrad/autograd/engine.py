@@ -15,6 +15,7 @@ from .._tensor import Tensor, wrap
 from ..diagnostics.retention import detector as _retention
 from ..ops import _dispatch
 from ..ops._namespace import DIFF, RAW, sum_to_array
+from . import cuts as _cuts
 from . import sites
 from .anomaly import _state as _anomaly
 from .diagnose import anomaly_error, freed_error, modified_error
@@ -483,6 +484,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     tensor([2., 4.])
     """
     tensors = _as_tuple(tensors)
+    _cuts.note_backward(tensors)  # why_no_grad's default loss (autograd/cuts.py)
     grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
     if retain_graph is None:
         retain_graph = create_graph

@@ -84,6 +84,17 @@ class _DecoratorContextManager:
         return type(self)()
 
 
+_cuts = None  # autograd/cuts.py, imported on first use (it imports this module's users)
+
+
+def _load_cuts():
+    global _cuts
+    from . import cuts
+
+    _cuts = cuts
+    return cuts
+
+
 class no_grad(_DecoratorContextManager):
     """Disables gradient recording.
 
@@ -98,9 +109,13 @@ class no_grad(_DecoratorContextManager):
     def __enter__(self):
         self._prev = state.grad_enabled
         state.grad_enabled = False
+        cuts = _cuts or _load_cuts()
+        self._block = cuts.current_block()
+        cuts.note_no_grad()  # the block a module call inside it remembers (why_no_grad)
 
     def __exit__(self, *exc):
         state.grad_enabled = self._prev
+        _cuts.set_block(self._block)
 
 
 class enable_grad(_DecoratorContextManager):

@@ -346,10 +346,11 @@ _state = {"backend": None, "peer_failed": False}
 # launcher's worker initialises MPI as each rank starts, since MPI_Init itself waits for all.
 
 
-def notify_failure(error: str, grace: float = 2.0) -> None:
+def notify_failure(error: str, grace: float = 2.0, unresponsive=()) -> None:
     """Tells every other rank that this one failed with ``error``; waits up to ``grace``
-    seconds for them to acknowledge. Does nothing without an MPI backend, or when this rank is
-    itself stopping because of another's failure."""
+    seconds for them to acknowledge (not for the ``unresponsive`` ranks, which a timeout
+    found hung). Does nothing without an MPI backend, or when this rank is itself stopping
+    because of another's failure."""
     backend = _state["backend"]
     if backend is None or _state["peer_failed"]:
         return
@@ -358,6 +359,7 @@ def notify_failure(error: str, grace: float = 2.0) -> None:
     peers = [r for r in range(backend.size) if r != backend.rank]
     for r in peers:
         ctrl.isend(msg, dest=r, tag=_FAIL)
+    peers = [r for r in peers if r not in set(unresponsive)]
     acked, deadline = set(), time.monotonic() + grace
     while len(acked) < len(peers) and time.monotonic() < deadline:
         status = MPI.Status()

@@ -38,7 +38,7 @@ def _fail(rank, exc, code=1):
         with open(path + ".tmp", "w") as f:
             json.dump(record, f)
         os.replace(path + ".tmp", path)  # the launcher never reads half a record
-    notify_failure(summary)
+    notify_failure(summary, unresponsive=getattr(exc, "missing_ranks", ()))
     abort(code)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from .. import _dtype
 from .. import _step as _steps
 from .._tensor import Tensor, version_cell, wrap
+from ..autograd import cuts as _cuts
 from ..autograd import sites as _sites
 from ..autograd.grad_mode import state as _mode
 from ..autograd.graph import hooks_open as _hooks_open
@@ -243,6 +244,8 @@ def unary(op, x, params=None):
         if op.view:
             _track_view(op, params, x, result, None)
         return result
+    if x._rg and _mode.grad_enabled and not _mode.inference:
+        _cuts.note_op(op, (x,))  # an op with no derivative cut the graph (why_no_grad)
     result = wrap(out, False, None)
     if op.view:
         creation = None
@@ -313,10 +316,13 @@ def binary(op, a, b, params=None):
     if _tracer is not None:
         _tracer.record(op, (a, b), (da, db), params, out)
     if not _mode.grad_enabled or op.vjp is None or _mode.inference:
+        if op.vjp is None and _mode.grad_enabled and not _mode.inference:
+            _cuts.note_op(op, (a, b))
         return wrap(out, False, None)
     kind = out.dtype.kind
     if kind != "f":
         if kind != "c":
+            _cuts.note_op(op, (a, b))  # a comparison: bool output, no history
             return wrap(out, False, None)
         op = complex_op(op)  # See Note [Complex rules]
     ea = eb = None
@@ -407,6 +413,9 @@ def apply(op, inputs, params=None):
                      for x in inputs)
         result = _record(op, inputs, meta, out, params, aux)
     else:
+        if (_mode.grad_enabled and not _mode.inference
+                and (op.vjp is None or out.dtype.kind not in "fc")):
+            _cuts.note_op(op, inputs)  # no derivative, or an integer/bool result
         result = wrap(out, False, None)
     return (result, aux) if "aux" in op.save else result
 

@@ -15,7 +15,10 @@ from collections.abc import Mapping
 from ... import _dtype
 from ..._device import check_device
 from ..._tensor import Tensor
+from ...autograd.cuts import current_block_seq as _block_seq
 from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import state as _grad_mode
+from ...autograd.graph import next_sequence as _next_sequence
 from ..parameter import Buffer, Parameter, UninitializedBuffer
 from .global_hooks import (
     _global_forward_hooks,
@@ -740,6 +743,9 @@ class Module:
         return handle
 
     def __call__(self, *args, **kwargs):
+        # why_no_grad reads when (and in which grad mode) a module last ran: autograd/cuts.py
+        self.__dict__["_gg_called"] = (_next_sequence(), _grad_mode.grad_enabled,
+                                       None if _grad_mode.grad_enabled else _block_seq())
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
                 or self._backward_pre_hooks or _global_forward_pre_hooks
                 or _global_forward_hooks):
