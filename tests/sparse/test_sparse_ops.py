@@ -259,3 +259,19 @@ def test_central_difference_of_to_sparse_and_softmax():
             e[i, j] = 1e-6
             num[i, j] = (value(base + 1 + e) - value(base + 1 - e)) / 2e-6
     np.testing.assert_allclose(x.grad.numpy(), num, rtol=1e-5, atol=1e-7)
+
+
+def test_reused_pattern_and_read_only_indices():
+    """The sort orders cached on a pattern serve every later product with it, both ways."""
+    s = gg.sparse_coo_tensor(gg.tensor(UNC), gg.tensor(VALS), (4, 4))
+    d = s.to_dense().numpy()
+    for _ in range(2):
+        x = gg.tensor(X, requires_grad=True)
+        (gg.sparse.mm(s, x).sum() + (x.t() @ s).pow(2).sum()).backward()
+        np.testing.assert_allclose(gg.sparse.mm(s, x).detach().numpy(), d @ X, rtol=1e-12)
+        want = d.sum(0)[:, None] + 2 * d @ (X.T @ d).T
+        np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-10)
+    with pytest.raises(RuntimeError):
+        s._indices()[0, 0] = 3
+    np.testing.assert_array_equal(s._indices().numpy(), UNC)
+

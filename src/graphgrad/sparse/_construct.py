@@ -37,7 +37,7 @@ def _index_array(indices, name="indices"):
     if a.dtype.kind not in "iu":
         if a.size and not np.array_equal(a, np.trunc(a)):
             raise RuntimeError(f"{name} must be an int64 tensor")
-    return np.ascontiguousarray(a, dtype=np.int64)
+    return np.array(a, dtype=np.int64, order="C")  # a copy: the tensor's indices are read-only
 
 
 def _values_tensor(values, dtype):

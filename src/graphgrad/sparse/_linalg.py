@@ -56,11 +56,16 @@ def _sparse_dense(s, d, node, name):
                            f"{d.shape[0]}")
     _check_dtype(s, d)
     check_tracing()
-    return _ops.spmm(s._sidx[0], s._sidx[1], s._svals, d, n, node)
+    if s._splan is None:  # sorting the indices once per pattern, not per product
+        s._splan = (_ops.sort_order(s._sidx[0]), _ops.sort_order(s._sidx[1]))
+    return _ops.spmm(s._sidx[0], s._sidx[1], s._svals, d, n, node, orders=s._splan)
 
 
 def _transposed(s):
-    return make_coo(np.ascontiguousarray(s._sidx[::-1]), s._svals, s._ssize[::-1], False)
+    t = make_coo(np.ascontiguousarray(s._sidx[::-1]), s._svals, s._ssize[::-1], False)
+    if s._splan is not None:
+        t._splan = s._splan[::-1]
+    return t
 
 
 def _dense_sparse(d, s, node, name):

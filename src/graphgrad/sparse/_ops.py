@@ -84,12 +84,17 @@ def _gather_rule(ns, g, idx, flat, shape, unique):
     return None, _scatter_fwd(np, idx, g, flat, shape, unique)
 
 
-def _spmm_fwd(xp, rows, cols, vals, x, n):
+def sort_order(seg):
+    """The stable order that sorts ``seg``, or None when it is sorted already."""
+    return None if _sorted(seg) else np.argsort(seg, kind="stable")
+
+
+def _spmm_fwd(xp, rows, cols, vals, x, n, orders=None):
     out = np.zeros((n,) + x.shape[1:], dtype=np.result_type(vals, x))
     if rows.shape[0] == 0:
         return out
-    if not _sorted(rows):  # permute the 1-D index arrays, not the gathered rows
-        order = np.argsort(rows, kind="stable")
+    order = sort_order(rows) if orders is None else orders[0]
+    if order is not None:  # permute the 1-D index arrays, not the gathered rows
         rows, cols, vals = rows[order], cols[order], vals[order]
     starts, ids = _segments(rows)
     if x.ndim == 2:
@@ -102,19 +107,20 @@ def _spmm_fwd(xp, rows, cols, vals, x, n):
     return out
 
 
-def _spmm_rule(ns, g, rows, cols, vals, x, n, needs):
+def _spmm_rule(ns, g, rows, cols, vals, x, n, needs, orders=None):
     gv = gx = None
     m = x.shape[0]
+    swapped = None if orders is None else orders[::-1]
     if ns.differentiable:
         if needs[3]:
-            gx = spmm(cols, rows, vals, g, m, "MmBackward0")
+            gx = spmm(cols, rows, vals, g, m, "MmBackward0", orders=swapped)
         if needs[2]:
             r, c = ns.raw(rows), ns.raw(cols)
             prod = ns.getitem(g, r) * ns.getitem(x, c)
             gv = prod.sum(dim=tuple(range(1, prod.ndim))) if prod.ndim > 1 else prod
     else:
         if needs[3]:
-            gx = _spmm_fwd(np, cols, rows, vals, g, m)
+            gx = _spmm_fwd(np, cols, rows, vals, g, m, swapped)
         if needs[2]:
             if x.ndim == 2:
                 gv = np.einsum("ij,ij->i", np.take(g, rows, axis=0), np.take(x, cols, axis=0))
@@ -181,9 +187,12 @@ def gather(idx, x, flat, *, unique=False, node="IndexBackward0"):
                  {"flat": tuple(flat), "shape": tuple(x.shape), "unique": unique})
 
 
-def spmm(rows, cols, vals, x, n, node):
-    """The ``(n, ...)`` product of the sparse matrix (rows, cols, vals) with dense ``x``."""
-    return apply(record("spmm", node), (_idx(rows), _idx(cols), vals, x), {"n": n})
+def spmm(rows, cols, vals, x, n, node, orders=None):
+    """The ``(n, ...)`` product of the sparse matrix (rows, cols, vals) with dense ``x``;
+    ``orders`` (the sort orders of rows and of cols, None where sorted) saves the sorts when the
+    same matrix is used again (a GCN's adjacency)."""
+    params = {"n": n} if orders is None else {"n": n, "orders": orders}
+    return apply(record("spmm", node), (_idx(rows), _idx(cols), vals, x), params)
 
 
 def alias(t, node, *, copy=False):

@@ -75,7 +75,7 @@ def _values_prop(name):
 class SparseTensor(Tensor):
     """A sparse COO (or CSR) tensor; see the module docstring."""
 
-    __slots__ = ("_sidx", "_svals", "_ssize", "_scoal", "_slayout", "_scrow")
+    __slots__ = ("_sidx", "_svals", "_ssize", "_scoal", "_slayout", "_scrow", "_splan")
 
     # -- what the dense machinery reads ------------------------------------------------------
     @property
@@ -331,6 +331,7 @@ class SparseTensor(Tensor):
         vals = self._svals.detach().clone().requires_grad_(self.requires_grad)
         t = _like(self, vals)
         t._sidx = self._sidx.copy()
+        t._sidx.flags.writeable = False
         memo[id(self)] = t
         return t
 
@@ -354,12 +355,16 @@ _LAYOUT_NAMES = {sparse_coo: "Sparse", sparse_csr: "SparseCsr"}
 
 
 def _init(t, idx, vals, size, coalesced, lay):
+    # Read-only: _indices() hands out this array, and the cached sort orders (_splan) and the
+    # coalesced flag describe it; an in-place change must raise, not leave them stale.
+    idx.flags.writeable = False
     t._sidx = idx
     t._svals = vals
     t._ssize = tuple(int(s) for s in size)
     t._scoal = bool(coalesced)
     t._slayout = lay
     t._scrow = None
+    t._splan = None  # cached sort orders of the index rows (_linalg.py), shared with _like
     t._grad = None
     t._accum = None
     t._inf = False
@@ -378,6 +383,7 @@ def make_csr(crow, col, vals, size):
     """A CSR tensor; its row indices are expanded once for the kernels."""
     rows = np.repeat(np.arange(len(crow) - 1, dtype=np.int64), np.diff(crow))
     t = _init(_new(SparseTensor), np.stack([rows, col]), vals, size, False, sparse_csr)
+    crow.flags.writeable = False
     t._scrow = crow
     return t
 
@@ -386,6 +392,7 @@ def _like(t, vals):
     """A sparse tensor with ``t``'s pattern and new values."""
     out = _init(_new(SparseTensor), t._sidx, vals, t._ssize, t._scoal, t._slayout)
     out._scrow = t._scrow
+    out._splan = t._splan
     return out
 
 
