@@ -46,3 +46,8 @@ def hogwild(model, seed, steps):
         opt.zero_grad()
         torch.nn.functional.mse_loss(model(x), y).backward()
         opt.step()
+
+
+def hogwild_rank(rank, model, seed, steps):
+    """``hogwild`` as an ``mp.spawn`` target (the rank comes first)."""
+    hogwild(model, seed, steps)

@@ -134,16 +134,14 @@ def test_two_process_sgd_updates_are_all_seen_by_the_parent():
 
 
 def test_lock_free_hogwild_trains_the_parents_model():
-    ctx = gmp.get_context("spawn")
     graphgrad.manual_seed(1)
     model = graphgrad.nn.Linear(4, 1)
     single = graphgrad.nn.Linear(4, 1)
     single.load_state_dict(model.state_dict())
     model.share_memory()
-    procs = [_start(ctx, kids.hogwild, model, 7, 30) for _ in range(2)]
+    ctx = gmp.spawn(kids.hogwild_rank, args=(model, 7, 30), nprocs=2, join=False)
     kids.hogwild(single, 7, 30)  # one process's share of the work
-    for p in procs:
-        _join(p)
+    assert ctx.join(60)
     graphgrad.manual_seed(7)
     x = graphgrad.randn(64, 4)
     y = x @ graphgrad.tensor([[1.0], [-2.0], [3.0], [0.5]])
