@@ -254,11 +254,11 @@ EXPECTED_MISSING = {
     ("not implemented in graphgrad yet (a plain gap): control flow and eigen-solvers "
      "(cond, lobpcg), fused linear cross-entropy and grouped/scaled matmuls, nn.grad's "
      "conv gradients, global module hooks, Adafactor/Muon/SparseAdam and the functional "
-     "optimizer kernels, SobolEngine, func.functionalize/linearize, selective activation "
+     "optimizer kernels, SobolEngine, selective activation "
      "checkpointing, swap_tensors, futures, profiler execution traces, "
      "testing.assert_allclose (deprecated)"): """
-        cond func.debug_unwrap func.functionalize func.linearize func.rearrange
-        func.replace_all_batch_norm_modules_ futures.Future futures.collect_all
+        cond func.debug_unwrap func.rearrange
+        futures.Future futures.collect_all
         futures.wait_all lobpcg nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions
         nn.functional.grouped_mm nn.functional.linear_cross_entropy
         nn.functional.scaled_grouped_mm nn.functional.scaled_mm nn.grad.conv1d_input
@@ -272,7 +272,7 @@ EXPECTED_MISSING = {
         nn.modules.module.register_module_full_backward_pre_hook
         nn.modules.module.register_module_module_registration_hook
         nn.modules.module.register_module_parameter_registration_hook
-        nn.modules.utils.consume_prefix_in_state_dict_if_present optim.Adafactor optim.Muon
+        optim.Adafactor optim.Muon
         optim.SparseAdam optim.adadelta.adadelta optim.adagrad.adagrad optim.adam.adam
         optim.adamax.adamax optim.adamw.adamw optim.asgd.asgd optim.nadam.nadam
         optim.radam.radam optim.rmsprop.rmsprop optim.rprop.rprop optim.sgd.sgd

@@ -9,7 +9,7 @@ from __future__ import annotations
 import collections.abc
 from itertools import repeat
 
-__all__: list[str] = []
+__all__ = ["consume_prefix_in_state_dict_if_present"]
 
 
 def _ntuple(n, name="parse"):
@@ -31,3 +31,16 @@ _quadruple = _ntuple(4, "_quadruple")
 def _reverse_repeat_tuple(t, n):
     """``t`` reversed with each element repeated ``n`` times: a conv's padding as F.pad's."""
     return tuple(x for x in reversed(t) for _ in range(n))
+
+
+def consume_prefix_in_state_dict_if_present(state_dict, prefix):
+    """Strips ``prefix`` (``"module."`` of a DistributedDataParallel checkpoint) from the keys of
+    ``state_dict`` in place, and from its ``_metadata`` keys when it has them."""
+    for key in [k for k in state_dict if k.startswith(prefix)]:
+        state_dict[key[len(prefix):]] = state_dict.pop(key)
+    meta = getattr(state_dict, "_metadata", None)
+    if meta is not None:
+        for key in list(meta):
+            # the metadata of the wrapper itself is keyed by the prefix without its dot
+            if key and (key == prefix.replace(".", "") or key.startswith(prefix)):
+                meta[key[len(prefix):]] = meta.pop(key)

@@ -1,0 +1,78 @@
+"""Small names the API sweep found missing, against torch 2.13: func.linearize,
+func.functionalize, func.replace_all_batch_norm_modules_, and
+nn.modules.utils.consume_prefix_in_state_dict_if_present (loading DDP checkpoints)."""
+
+import importlib
+
+import numpy as np
+import pytest
+import torch
+
+import graphgrad as gg
+
+
+def _both(prog):
+    a, b = prog(gg), prog(torch)
+    for x, y in zip(a, b):
+        np.testing.assert_allclose(np.asarray(x, dtype=float), np.asarray(y, dtype=float),
+                                   rtol=1e-10, atol=1e-12)
+
+
+def test_linearize_is_jvp_at_the_primals():
+    # torch.func.linearize traces with make_fx (seconds); its value is defined as torch's jvp
+    def f(m):
+        return lambda t: (t.sin() * t).sum(0)
+
+    x = [[0.1, 0.2], [0.3, 0.4]]
+    tangents = ([[1.0, 1.0], [1.0, 1.0]], [[0.0, 1.0], [2.0, 3.0]])
+    gx = gg.tensor(x, dtype=gg.float64)
+    out, jvp_fn = gg.func.linearize(f(gg), gx)
+    tx = torch.tensor(x, dtype=torch.float64)
+    np.testing.assert_allclose(out.numpy(), f(torch)(tx).numpy(), rtol=1e-12)
+    for t in tangents:
+        want = torch.func.jvp(f(torch), (tx,), (torch.tensor(t, dtype=torch.float64),))[1]
+        np.testing.assert_allclose(jvp_fn(gg.tensor(t, dtype=gg.float64)).numpy(),
+                                   want.numpy(), rtol=1e-12)
+
+
+def test_functionalize_keeps_results():
+    def prog(m):
+        def g(y):
+            z = y.clone()
+            z.add_(1)
+            z[0] *= 3
+            return z * 2
+        x = m.tensor([[0.1, 0.2], [0.3, 0.4]], dtype=m.float64)
+        return (m.func.functionalize(g)(x).tolist(),
+                m.func.functionalize(g, remove="mutations_and_views")(x).tolist())
+    _both(prog)
+    with pytest.raises(RuntimeError, match="invalid argument"):
+        gg.func.functionalize(abs, remove="views")
+
+
+def test_replace_all_batch_norm_modules():
+    def prog(m):
+        m.manual_seed(0)
+        net = m.nn.Sequential(m.nn.Linear(2, 3), m.nn.BatchNorm1d(3), m.nn.ReLU(),
+                              m.nn.Sequential(m.nn.BatchNorm1d(3)))
+        assert m.func.replace_all_batch_norm_modules_(net) is net
+        bns = [net[1], net[3][0]]
+        return [[b.running_mean is None, b.running_var is None,
+                 b.num_batches_tracked is None, b.track_running_stats] for b in bns]
+    assert prog(gg) == prog(torch)
+
+
+def test_consume_prefix_in_state_dict_if_present():
+    def prog(m):
+        utils = importlib.import_module(m.__name__ + ".nn.modules.utils")
+
+        class Wrapper(m.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.module = m.nn.Sequential(m.nn.Linear(2, 2), m.nn.BatchNorm1d(2))
+
+        sd = Wrapper().state_dict()
+        utils.consume_prefix_in_state_dict_if_present(sd, "module.")
+        utils.consume_prefix_in_state_dict_if_present(sd, "absent.")
+        return list(sd), sorted(sd._metadata)
+    assert prog(gg) == prog(torch)
