@@ -165,7 +165,7 @@ class Tensor:
         self._set_requires_grad(bool(value))
 
     def _set_requires_grad(self, value: bool) -> None:
-        if value and self._data.dtype.kind not in "fc":
+        if value and self._data.dtype.kind not in "fcV":  # V: bfloat16
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
         if value and self._inf and not _mode.inference:
@@ -183,7 +183,7 @@ class Tensor:
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return self
-        if requires_grad and self._data.dtype.kind not in "fc":
+        if requires_grad and self._data.dtype.kind not in "fcV":  # V: bfloat16
             # torch words the method's error differently from the setter's
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._set_requires_grad(bool(requires_grad))
@@ -346,7 +346,7 @@ class Tensor:
         return self._data.itemsize
 
     def is_floating_point(self) -> bool:
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind in "fV"  # V: bfloat16 (ml_dtypes)
 
     def is_complex(self) -> bool:
         return self._data.dtype.kind == "c"
@@ -515,6 +515,9 @@ class Tensor:
         return self.to(_dtype.float16)
 
     def long(self) -> Tensor:
+    def bfloat16(self) -> Tensor:
+        return self.to(_dtype.bfloat16)  # needs ml_dtypes (Note [bfloat16] in _dtype.py)
+
         return self.to(_dtype.int64)
 
     def int(self) -> Tensor:
@@ -567,6 +570,7 @@ _TYPE_NAMES = {
     "int64": "torch.LongTensor", "int32": "torch.IntTensor", "int16": "torch.ShortTensor",
     "int8": "torch.CharTensor", "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor",
 }
+    "bfloat16": "torch.BFloat16Tensor",
 _TYPE_FROM_NAME = {v: _dtype._NAMES[k] for k, v in _TYPE_NAMES.items()}
 
 

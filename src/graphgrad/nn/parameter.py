@@ -33,7 +33,7 @@ def _share(cls, data, requires_grad):
     t._vc = version_cell(data)
     t._view = None
     if requires_grad:
-        if data._data.dtype.kind != "f":
+        if data._data.dtype.kind not in "fV":  # V: bfloat16
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
         t._rg = True

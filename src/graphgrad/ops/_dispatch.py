@@ -30,6 +30,9 @@ _asarray = np.asarray
 
 
 def _edge(t):
+_narrow = None  # ops/_narrow.py once bfloat16 is in use (set by _dtype), else None
+
+
     """The node a gradient for tensor ``t`` flows into, or None."""
     fn = t._fn
     if fn is not None:
@@ -212,6 +215,8 @@ def unary(op, x, params=None):
     a = x._data
     if op.dtype_rule == "float" and a.dtype.kind not in "fc":
         a = a.astype(_default_float())
+    if _narrow is not None and (r := _narrow.unary(op, x, params)) is not NotImplemented:
+        return r  # a bfloat16 operand: computed in float32 (Note [bfloat16])
     try:
         out = op.forward(xp, a, **params) if params else op.forward(xp, a)
     except ValueError as err:
@@ -221,7 +226,7 @@ def unary(op, x, params=None):
     if _tracer is not None:
         _tracer.record(op, (x,), (a,), params, out)
     if (x._rg and _mode.grad_enabled and op.vjp is not None
-            and (kind := out.dtype.kind) in "fc" and not _mode.inference):
+            and (kind := out.dtype.kind) in "fcV" and not _mode.inference):  # V: bfloat16
         if kind == "c" or a.dtype.kind == "c":  # See Note [Complex rules]
             op = complex_op(op)
         fn = x._fn
@@ -283,6 +288,8 @@ def binary(op, a, b, params=None):
         if isinstance(b, Tensor):
             if b._view is not None and b._view[3] != b._vc[0]:
                 _refresh_view(b)
+    if _narrow is not None and (r := _narrow.binary(op, a, b, params)) is not NotImplemented:
+        return r
             db = b._data
             if da.dtype != db.dtype:
                 da, db = _promote_arrays((da, db), (a, b), op.dtype_rule == "float")
@@ -391,6 +398,8 @@ def apply(op, inputs, params=None):
     rule = op.dtype_rule
     if rule != "same":
         arrays = _promote_arrays(arrays, inputs, rule == "float")
+    if _narrow is not None and (r := _narrow.apply(op, inputs, params)) is not NotImplemented:
+        return r
     out = _run(op, arrays, params, inputs)
     aux = None
     if "aux" in op.save:
@@ -400,7 +409,8 @@ def apply(op, inputs, params=None):
     if _tracer is not None:
         _tracer.record(op, inputs, arrays, params, out, aux)
     rg = False
-    if op.vjp is not None and _mode.grad_enabled and out.dtype.kind in "fc" and not _mode.inference:
+    if op.vjp is not None and _mode.grad_enabled and out.dtype.kind in "fcV" \
+            and not _mode.inference:  # V: bfloat16 views (Note [bfloat16])
         for x in inputs:
             if isinstance(x, Tensor) and x._rg:
                 rg = True

@@ -24,7 +24,7 @@ def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
         _dispatch._tracer.const(data)
     t = wrap(data, False, None)
     if requires_grad:
-        if data.dtype.kind not in "fc":
+        if data.dtype.kind not in "fcV":  # V: bfloat16
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
         t._rg = True

@@ -21,11 +21,11 @@ from ._dispatch import _scalar, apply, unary
 from ._opdef import defop
 from .views import check_inplace_view, rebase
 
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}  # V: bfloat16 (ml_dtypes)
 
 _TORCH_NAME = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
                "uint8": "Byte", "bool": "Bool", "float32": "Float", "float64": "Double",
-               "float16": "Half", "complex64": "ComplexFloat",
+               "float16": "Half", "bfloat16": "BFloat16", "complex64": "ComplexFloat",
                "complex128": "ComplexDouble"}
 
 

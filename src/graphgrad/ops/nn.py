@@ -46,7 +46,7 @@ def _normalize(op, input, dim, dtype):
         raise TypeError(f"{op.name}() missing required argument 'dim'")
     if dtype is not None:
         input = input.to(dtype)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":  # V: bfloat16
         raise RuntimeError(f"\"{op.name}_lastdim_kernel_impl\" not implemented for "
                            f"'{input.dtype.name.capitalize()}'")
     return unary(op, input, {"axis": wrap_dim(dim, input._data.ndim)})

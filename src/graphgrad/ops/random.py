@@ -94,7 +94,7 @@ def _rng(generator):
 
 def _float_dtype(dtype, kernel="normal_kernel_cpu"):
     d = _np_dtype(dtype) or _dtype.get_default_dtype().np
-    if d.kind != "f":
+    if d.kind not in "fV":  # V: bfloat16
         from .reduce import _TORCH_SCALAR_NAMES
 
         raise NotImplementedError(f'"{kernel}" not implemented for '
@@ -107,8 +107,13 @@ def _sample(draw, size, dtype, requires_grad, device, kernel="normal_kernel_cpu"
     shape = shape_arg(size)
     np_dtype = _float_dtype(dtype, kernel)
     # NumPy samples float32 natively; float16 is drawn as float32 and rounded.
-    draw_dtype = np_dtype if np_dtype != np.float16 else np.dtype(np.float32)
-    data = draw(shape, draw_dtype).astype(np_dtype, copy=False)
+    draw_dtype = np_dtype if np_dtype.itemsize > 2 else np.dtype(np.float32)  # also bfloat16
+    try:
+        data = draw(shape, draw_dtype).astype(np_dtype, copy=False)
+    except MemoryError as err:  # torch: RuntimeError naming the bytes
+        from ._alloc_error import alloc_error
+
+        raise alloc_error(err, f"a tensor of size {list(shape)}") from None
     if _dispatch._tracer is not None:  # graphgrad.compile: fresh draws on every replay
         _dispatch._tracer.random(data, lambda: draw(shape, draw_dtype).astype(np_dtype,
                                                                             copy=False))

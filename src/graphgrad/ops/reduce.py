@@ -344,7 +344,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None
         dim, keepdim = _numpy_names(dim, keepdim, axis, keepdims)
     if dtype is not None:
         input = input.to(dtype)
-    if input._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV":  # V: bfloat16
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {_TORCH_SCALAR_NAMES[input._data.dtype.name]}")
@@ -451,7 +451,7 @@ def _correction(unbiased, correction):
 def _var_like(op, input, dim, unbiased, keepdim, correction):
     if isinstance(dim, bool):  # var(x, False): the positional unbiased flag
         dim, unbiased = None, dim
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":  # V: bfloat16
         raise RuntimeError("std and var only support floating point and complex dtypes")
     x = input._data
     return unary(op, input, {"axes": dims_arg(dim, x.ndim), "keepdim": keepdim,
@@ -481,7 +481,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
         raise RuntimeError(f"norm: the {p!r} norm is not supported (only vector p-norms)")
     if dtype is not None:
         input = input.to(dtype)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":  # V: bfloat16
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {_TORCH_SCALAR_NAMES[input._data.dtype.name]}")
     x = input._data

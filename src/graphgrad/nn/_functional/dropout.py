@@ -38,7 +38,7 @@ def _noise(input, p, feature, alpha):
         shape = x.shape[:2] + (1,) * (x.ndim - 2)
     else:
         shape = x.shape
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":  # V: bfloat16
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{_TORCH_NAMES.get(x.dtype.name, x.dtype.name)}")
     dtype = x.dtype

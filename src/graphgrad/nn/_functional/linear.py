@@ -3,6 +3,7 @@ their graphs carry torch's node names (AddmmBackward0 for a 2-d input with bias)
 
 from __future__ import annotations
 
+from ...amp import autocast_mode as _autocast
 from ...ops.contraction import addmm, einsum
 
 __all__ = ["linear", "bilinear"]
@@ -16,6 +17,9 @@ def linear(input, weight, bias=None):
     >>> torch.nn.functional.linear(x, w, b).shape
     torch.Size([2, 4])
     """
+    low = _autocast.lower_dtype()
+    if low is not None:  # linear is on torch's autocast list: its operands are cast together
+        input, weight, bias = (_autocast.lower_cast(t, low) for t in (input, weight, bias))
     if input.dim() == 2 and bias is not None:
         return addmm(bias, input, weight.t())
     out = input.matmul(weight.t())

@@ -132,7 +132,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
     d = input - target
-    if d._data.dtype.kind != "f":
+    if d._data.dtype.kind not in "fV":
         raise NotImplementedError(f"\"mse_cpu\" not implemented for '{scalar_name(d)}'")
     if weight is not None:
         return _weighted(d.square(), weight, input, reduction)
@@ -226,7 +226,7 @@ def _class_targets(input, target, weight, ignore_index):
     if t.dtype != np.int64 and t.dtype != np.uint8:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{scalar_name(target)}")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f"\"nll_loss_out_frame\" not implemented for "
                                   f"'{scalar_name(input)}'")
     if weight is not None and weight._data.dtype != x.dtype:
@@ -361,11 +361,11 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     tensor(0.1269)
     """
     reduction = reduction_of(reduction, size_average, reduce)
-    if input._data.dtype.kind != "f":
+    if input._data.dtype.kind not in "fV":
         raise NotImplementedError(f"\"log_softmax_lastdim_kernel_impl\" not implemented for "
                                   f"'{scalar_name(input)}'")
     if input.shape == target.shape:
-        if target._data.dtype.kind != "f":
+        if target._data.dtype.kind not in "fV":
             raise RuntimeError("Expected floating point type for target with class "
                                f"probabilities, got {scalar_name(target)}")
         if ignore_index >= 0:
@@ -410,7 +410,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     x, t = input._data, target._data
     if t.dtype != x.dtype:
         raise RuntimeError(f"Found dtype {scalar_name(target)} but expected {scalar_name(input)}")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for "
                                   f"'{scalar_name(input)}'")
     if not ((x >= 0) & (x <= 1)).all():
@@ -432,7 +432,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.size()}) must be the same as input size "
                          f"({input.size()})")
-    if target._data.dtype.kind != "f":
+    if target._data.dtype.kind not in "fV":
         raise RuntimeError(f"result type {scalar_name(input)} can't be cast to the desired "
                            f"output type {scalar_name(target)}")
     _check_broadcast_into(input.shape, weight, pos_weight)
@@ -522,3 +522,16 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return apply_reduction(loss, reduction)
+
+
+def _autocast_to_float32():
+    """The losses are on torch's CPU autocast float32 list (amp/autocast_mode.py)."""
+    from ...amp.autocast_mode import fp32_function
+
+    for name in ("mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss",
+                 "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+                 "kl_div", "poisson_nll_loss", "gaussian_nll_loss"):
+        globals()[name] = fp32_function(globals()[name])
+
+
+_autocast_to_float32()

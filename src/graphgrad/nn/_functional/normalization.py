@@ -21,7 +21,7 @@ _TORCH_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char
 
 def _check_float(x, kernel):
     dt = x._data.dtype
-    if dt.kind != "f":
+    if dt.kind not in "fV":  # V: bfloat16
         raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{_TORCH_NAMES.get(dt.name, dt.name)}'")
 
