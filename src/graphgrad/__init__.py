@@ -10,6 +10,7 @@ import numpy as _np
 from . import autograd, ops
 from ._device import device
 from ._dtype import (
+    bfloat16,
     bool,
     can_cast,
     cdouble,
@@ -380,7 +381,19 @@ from ._threads import (  # noqa: E402
 )
 from .amp.autocast_mode import (  # noqa: E402
     autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_cpu_dtype,
+    get_autocast_dtype,
+    get_autocast_gpu_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_cpu_enabled,
     is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+    set_autocast_dtype,
     set_autocast_enabled,
 )
 from .random import thread_safe_generator  # noqa: E402

@@ -16,6 +16,7 @@ __all__ = [
     "dtype", "float16", "half", "float32", "float", "float64", "double", "int8", "int16", "short",
     "int32", "int", "int64", "long", "uint8", "bool", "get_default_dtype", "set_default_dtype",
     "promote_types", "result_type", "can_cast", "complex64", "cfloat", "complex128", "cdouble",
+    "bfloat16",
 ]
 
 _BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
@@ -56,7 +57,58 @@ class dtype:
         return (_by_name, (self.name,))
 
 
+class _OptionalDtype(dtype):
+    """A dtype whose NumPy type comes from an optional package (bfloat16: ``ml_dtypes``): the
+    attribute exists without it; using it imports the package or says which extra installs it.
+
+    Note [bfloat16]: NumPy has no bfloat16; ``ml_dtypes`` (from the JAX project) registers one
+    whose arrays store the 16 bits and cast to and from float32 with round-to-nearest-even. Its
+    kind is 'V', not 'f', so ops do not run on it directly: the dispatcher hands every op with a
+    bfloat16 operand to ``ops/_narrow.py``, which computes in float32 and rounds the result to
+    bfloat16, as torch's CPU kernels do (views and casts keep the 16-bit storage).
+    """
+
+    __slots__ = ("_module", "_attr", "_extra")
+
+    def __init__(self, name, itemsize, module, attr, extra):  # noqa: D107
+        self.name = name
+        self.itemsize = itemsize
+        self._category = _FLOAT
+        self.is_floating_point = True
+        self.is_signed = True
+        self._module, self._attr, self._extra = module, attr, extra
+
+    @property
+    def np(self):
+        np_dtype = _OPTIONAL_NP.get(self.name)
+        if np_dtype is None:
+            np_dtype = _load_optional(self)
+        return np_dtype
+
+
+_OPTIONAL_NP: dict = {}
+
+
+def _load_optional(d):
+    import importlib
+
+    try:
+        module = importlib.import_module(d._module)
+    except ImportError:
+        raise ModuleNotFoundError(
+            f"torch.{d.name} needs the '{d._module}' package, which is not installed: install "
+            f"the extra with `pip install graphgrad[{d._extra}]`") from None
+    np_dtype = np.dtype(getattr(module, d._attr))
+    _OPTIONAL_NP[d.name] = np_dtype
+    _FROM_NP[np_dtype] = d
+    from .ops import _dispatch, _narrow
+
+    _dispatch._narrow = _narrow  # from now on the dispatcher checks for bfloat16 operands
+    return np_dtype
+
+
 float16 = half = dtype("float16", np.float16)
+bfloat16 = _OptionalDtype("bfloat16", 2, "ml_dtypes", "bfloat16", "bf16")
 float32 = dtype("float32", np.float32)
 float64 = double = dtype("float64", np.float64)
 int8 = dtype("int8", np.int8)
@@ -72,10 +124,12 @@ int = int32  # noqa: A001 - torch.int
 
 _ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool, complex64, complex128)
 # NOTE: torch's complex32 (chalf) is not provided; float16 meets complex as complex64 here.
-_TO_COMPLEX = {"float16": "complex64", "float32": "complex64", "float64": "complex128"}
+_TO_COMPLEX = {"float16": "complex64", "bfloat16": "complex64", "float32": "complex64",
+               "float64": "complex128"}
 _TO_REAL = {"complex64": "float32", "complex128": "float64"}
 _FROM_NP = {d.np: d for d in _ALL}
 _NAMES = {d.name: d for d in _ALL}
+_NAMES["bfloat16"] = bfloat16
 
 
 def _by_name(name: str) -> dtype:
@@ -107,6 +161,9 @@ def from_numpy_dtype(np_dtype) -> dtype:
     try:
         return _FROM_NP[np.dtype(np_dtype)]
     except KeyError:
+        if np.dtype(np_dtype).name == "bfloat16":  # an ml_dtypes array made outside graphgrad
+            bfloat16.np  # noqa: B018 - registers it
+            return bfloat16
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype)}. The only supported "
             "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
@@ -147,6 +204,20 @@ for _a in _ALL:
             _PROMOTE[_a, _b] = hi
         else:
             _PROMOTE[_a, _b] = _FROM_NP[np.promote_types(_a.np, _b.np)]
+
+
+# bfloat16 (Note [bfloat16]): above bool and the integers, with itself bfloat16; with float16
+# float32 (neither holds the other); with the wider floats and complex, those.
+for _d in _ALL + (bfloat16,):
+    if _d is bfloat16:
+        _r = bfloat16
+    elif _d._category in (_BOOL, _INT):
+        _r = bfloat16
+    elif _d is float16:
+        _r = float32
+    else:
+        _r = _d
+    _PROMOTE[bfloat16, _d] = _PROMOTE[_d, bfloat16] = _r
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:

@@ -215,7 +215,8 @@ def format_tensor(data: "np.ndarray", *, dtype_name: str, requires_grad: bool = 
     dtype_name is the short name: 'float32', 'float64', 'float16', 'int8', 'int16', 'int32',
     'int64', 'uint8', 'bool'. grad_fn_name e.g. 'PowBackward0' (None for leaves).
     is_leaf is accepted for symmetry with Tensor; the grad_fn alone decides what is shown."""
-    data = np.asarray(data, dtype=_NUMPY_DTYPES[dtype_name])
+    # bfloat16 (ml_dtypes, not importable here) prints from its exact float32 values, as torch
+    data = np.asarray(data, dtype=_NUMPY_DTYPES.get(dtype_name, np.float32))
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []
