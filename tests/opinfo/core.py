@@ -102,6 +102,8 @@ class OpInfo:
     another spelling (method form) of an op tested in full elsewhere: it runs fewer dtypes and
     skips the finite-difference tests, which would exercise the same derivative rule again.
     ``supports_gradgrad=False``: torch has no second derivative to compare with (hardsigmoid).
+    ``special(dtype, rng)``: extra float64 samples at NaN, +-inf, +-0 and kinks for the
+    special-value sweep only (tests/opinfo/special.py; never fed to the finite-input tests).
     """
 
     name: str
@@ -116,6 +118,7 @@ class OpInfo:
     requires_grad_parity: bool = True
     variant: bool = False
     supports_gradgrad: bool = True
+    special: Callable | None = None
 
     def sample_inputs(self, dtype) -> list[SampleInput]:
         return list(self.samples(np.dtype(dtype).type, rng_for(self.name, np.dtype(dtype).name)))

@@ -19,6 +19,7 @@ from .grad_mode import (
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .missing_grad import NoGradReport, why_no_grad
+from .nonfinite import NonFiniteError, detect_nonfinite
 from .variable import Variable
 
 __all__ = [
@@ -27,5 +28,5 @@ __all__ = [
     "grad_mode", "graph", "functional", "function", "Function", "errors", "detect_anomaly",
     "set_detect_anomaly",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "gradgradcheck", "Variable",
-    "why_no_grad", "NoGradReport",
+    "why_no_grad", "NoGradReport", "detect_nonfinite", "NonFiniteError",
 ]

@@ -165,6 +165,10 @@ def _forward_error(op, inputs, err):
     if isinstance(err, np.exceptions.AxisError):
         return IndexError(f"{op.name}: Dimension out of range ({err})")
     msg = str(err)
+    if isinstance(err, MemoryError):  # torch: RuntimeError naming the bytes
+        from ._alloc_error import alloc_error
+
+        return alloc_error(err, f"{op.name}, input shapes {shapes}")
     if "broadcast" in msg:
         return RuntimeError(_broadcast_message(op, shapes))
     return RuntimeError(f"{op.name}: {msg} (input shapes: {shapes})")
@@ -187,7 +191,7 @@ def _run(op, arrays, params, inputs):
         if params:
             return op.forward(xp, *arrays, **params)
         return op.forward(xp, *arrays)
-    except ValueError as err:  # NumPy reports bad shapes as ValueError; torch as RuntimeError
+    except (ValueError, MemoryError) as err:  # NumPy's shape errors; torch: RuntimeError
         raise _forward_error(op, inputs, err) from None
 
 
@@ -219,7 +223,7 @@ def unary(op, x, params=None):
         return r  # a bfloat16 operand: computed in float32 (Note [bfloat16])
     try:
         out = op.forward(xp, a, **params) if params else op.forward(xp, a)
-    except ValueError as err:
+    except (ValueError, MemoryError) as err:
         raise _forward_error(op, (x,), err) from None
     if type(out) is not _ndarray:
         out = _asarray(out)
@@ -315,7 +319,7 @@ def binary(op, a, b, params=None):
         tb = True
     try:
         out = op.forward(xp, da, db, **params) if params else op.forward(xp, da, db)
-    except ValueError as err:
+    except (ValueError, MemoryError) as err:
         raise _forward_error(op, (a, b), err) from None
 
     if type(out) is not _ndarray:

@@ -62,7 +62,14 @@ class RAW:
     sin = staticmethod(np.sin)
     cos = staticmethod(np.cos)
     tanh = staticmethod(np.tanh)
-    sign = staticmethod(np.sign)
+
+    @staticmethod
+    def sign(x):
+        out = np.asarray(np.sign(x))  # 0-d: NumPy returns a scalar
+        if out.dtype.kind == "f":
+            np.copyto(out, 0, where=np.isnan(out))  # torch: sign(nan) is 0 (abs's gradient)
+        return out
+
     abs = staticmethod(np.abs)
     where = staticmethod(np.where)
     matmul = staticmethod(np.matmul)

@@ -8,7 +8,10 @@ __all__ = ["wrap_dim", "dims_arg", "shape_arg", "reduced_shape"]
 def wrap_dim(dim, ndim: int) -> int:
     """A possibly negative dim as an index; 0-d tensors accept -1 and 0, as in torch."""
     if not isinstance(dim, int):
-        dim = dim.__index__()
+        index = getattr(type(dim), "__index__", None)
+        if index is None:  # torch's argument parser: TypeError (x.sum(1.0), x.softmax("a"))
+            raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}")
+        dim = index(dim)
     n = max(ndim, 1)
     if dim < -n or dim >= n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "

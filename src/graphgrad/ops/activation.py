@@ -89,6 +89,8 @@ def _logit_vjp(ns, g, x, eps=None):
     rx = ns.raw(x)
     grad = g / (x * (1.0 - x))
     if eps is None:  # outside [0, 1] the logit is undefined, and so is its gradient
+        # torch: g * inf at both ends (so +inf at -0.0 too, where g / (x * (1 - x)) is -inf)
+        grad = ns.where(ns.const((rx == 0) | (rx == 1)), g * math.inf, grad)
         return ns.where(ns.const((rx < 0) | (rx > 1)), math.nan, grad)
     # clamped inputs have a flat logit: zero gradient outside [eps, 1 - eps]
     return ns.where(ns.const((rx < eps) | (rx > 1.0 - eps)), 0.0, grad)
@@ -145,8 +147,9 @@ def _elu_fwd(xp, x, alpha, scale, input_scale):
 
 
 def _elu_vjp(ns, g, x, alpha, scale, input_scale):
-    positive = ns.raw(x) > 0
-    # the exp branch sees only the non-positive inputs, so neither branch of the where overflows
+    # torch's test is x <= 0, so a NaN takes the linear branch; the exp branch sees only the
+    # non-positive inputs, so neither branch of the where overflows
+    positive = ~(ns.raw(x) <= 0)
     safe = ns.where(ns.const(positive), 0.0, x)
     neg = g * (alpha * scale * input_scale) * ns.exp(safe * input_scale)
     return ns.where(ns.const(positive), g * scale, neg)
@@ -247,8 +250,9 @@ def _hardswish_fwd(xp, x):
 
 def _hardswish_vjp(ns, g, x):
     rx = ns.raw(x)
-    ramp = ns.where(ns.const(rx < 3.0), g * (x / 3.0 + 0.5), g)
-    return _keep_where(ns, rx > -3.0, ramp)
+    # torch: 0 below -3, the ramp up to 3 inclusive, else (and at NaN) the gradient itself
+    ramp = ns.where(ns.const(rx <= 3.0), g * (x / 3.0 + 0.5), g)
+    return _keep_where(ns, ~(rx < -3.0), ramp)
 
 
 HARDSWISH = _activation("hardswish", _hardswish_fwd, _hardswish_vjp, "HardswishBackward0",
@@ -293,7 +297,10 @@ HYPOT = defop("hypot", _floating("hypot_cpu")(lambda xp, a, b: xp.hypot(a, b)),
 
 def _atan2_vjp(ns, g, a, b):
     denom = a * a + b * b
-    return g * b / denom, -g * a / denom
+    # torch masks the reciprocal to 0 at a == b == 0, so atan2(0, 0) has gradient 0
+    zero = ns.const(ns.raw(denom) == 0)
+    recip = ns.where(zero, 0.0, 1.0 / ns.where(zero, 1.0, denom))
+    return g * b * recip, -g * a * recip
 
 
 ATAN2 = defop("atan2", lambda xp, a, b: xp.arctan2(a, b), _atan2_vjp, kind="elementwise",
@@ -539,7 +546,8 @@ def _elu_result_vjp(ns, g, out, alpha, scale, input_scale):
         raise RuntimeError(_NEGATIVE_SLOPE.format("elu"))
     # below zero, out = a * (exp(x * s) - 1) with a = alpha * scale: its derivative is s*(out + a)
     neg = g * input_scale * (out + alpha * scale)
-    return ns.where(ns.const(ns.raw(out) > 0), g * scale, neg)
+    # torch tests out <= 0: a NaN result takes the linear branch
+    return ns.where(ns.const(~(ns.raw(out) <= 0)), g * scale, neg)
 
 
 def _leaky_relu_result_vjp(ns, g, out, negative_slope):

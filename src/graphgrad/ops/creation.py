@@ -139,7 +139,13 @@ def _filled(size, value, dtype, requires_grad, device, default=None):
                            f"{list(shape)}")
     np_dtype = _np_dtype(dtype) if dtype is not None else (
         default or _dtype.get_default_dtype().np)
-    return _leaf(np.full(shape, value, dtype=np_dtype), requires_grad)
+    try:
+        data = np.full(shape, value, dtype=np_dtype)
+    except MemoryError as err:  # torch: RuntimeError naming the bytes
+        from ._alloc_error import alloc_error
+
+        raise alloc_error(err, f"a tensor of size {list(shape)}") from None
+    return _leaf(data, requires_grad)
 
 
 def _size(size, kwargs, name=None):
@@ -213,10 +219,16 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     else:
         np_dtype = _np_dtype(dtype)
     n = builtins.max(0, int(np.ceil((end - start) / step)))
-    data = (start + np.arange(n, dtype=np.float64) * step) if np.dtype(np_dtype).kind == "f" \
-        or builtins.any(isinstance(v, float) for v in (start, end, step)) else \
-        np.arange(start, end, step, dtype=np.int64)
-    return _leaf(data.astype(np_dtype), requires_grad)
+    try:
+        data = (start + np.arange(n, dtype=np.float64) * step) if np.dtype(np_dtype).kind == "f" \
+            or builtins.any(isinstance(v, float) for v in (start, end, step)) else \
+            np.arange(start, end, step, dtype=np.int64)
+        data = data.astype(np_dtype)
+    except MemoryError as err:  # torch: RuntimeError naming the bytes
+        from ._alloc_error import alloc_error
+
+        raise alloc_error(err, f"arange of {n} elements") from None
+    return _leaf(data, requires_grad)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor:

@@ -65,6 +65,8 @@ def _int_pow(xp, x, p):
         return xp.sqrt(x)
     if p == -1 and x.dtype.kind == "f":
         return 1.0 / x
+    if p == -0.5 and x.dtype.kind == "f":
+        return 1.0 / xp.sqrt(x)  # torch's rsqrt: NaN at -inf, where NumPy's power gives 0
     if isinstance(p, int) and p < 0 and x.dtype.kind in "iub":
         # RuntimeError, not ValueError: the dispatcher would prefix the op name to a ValueError
         raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -110,9 +112,23 @@ DIV = defop("div", lambda xp, a, b: a / b, _div_vjp, kind="elementwise", save=(0
             dtype_rule="float", node="DivBackward0", onnx="Div")
 
 
+def _floor_divide_float(xp, a, b):
+    """torch's div_floor for floats: from fmod, so inf // b and a // inf give NaN (NumPy's
+    floor(a / b) gives inf and 0), and the quotient is rounded as torch rounds it."""
+    mod = xp.fmod(a, b)
+    div = (a - mod) / b
+    div = xp.where((mod != 0) & ((xp.asarray(b) < 0) != (mod < 0)), div - 1, div)
+    floor = xp.floor(div)
+    floor = xp.where(div - floor > 0.5, floor + 1, floor)
+    out = xp.where(div != 0, floor, xp.copysign(0.0, a / b))
+    # divide by zero: the IEEE quotient
+    out = xp.where(xp.asarray(b) == 0, a / b, out)
+    return xp.asarray(out, dtype=np.result_type(a / b))
+
+
 def _floor_divide(xp, a, b):
     if np.result_type(a, b).kind == "f":
-        return xp.floor(a / b)
+        return _floor_divide_float(xp, a, b)
     return xp.floor_divide(a, b)
 
 
@@ -123,7 +139,7 @@ FLOOR_DIVIDE = defop("floor_divide", _int_division(_floor_divide), kind="element
 def _remainder_vjp(ns, g, a, b):
     if _is_scalar(b):
         return g, None
-    return g, -g * ns.const(np.floor(ns.raw(a) / ns.raw(b)))
+    return g, -g * ns.const(_floor_divide_float(np, ns.raw(a), ns.raw(b)))
 
 
 REMAINDER = defop("remainder", _int_division(lambda xp, a, b: xp.remainder(a, b)),
@@ -166,11 +182,13 @@ RPOW = defop("pow.Scalar", lambda xp, a, b: xp.power(a, b),
 def _max_min_vjp(ns, g, a, b, pick_greater):
     ra, rb = ns.raw(a), ns.raw(b)
     dt = np.result_type(ns.raw(g))
-    wins = (ra > rb) if pick_greater else (ra < rb)
-    # NOTE: ties split the gradient in half, as torch's maximum/minimum do.
-    wa = ns.const(wins.astype(dt) + (ra == rb).astype(dt) * 0.5)
-    ga = None if _is_scalar(a) else g * wa
-    gb = None if _is_scalar(b) else g * (1.0 - wa)
+    a_loses = (ra < rb) if pick_greater else (ra > rb)
+    b_loses = (ra > rb) if pick_greater else (ra < rb)
+    # NOTE: ties split the gradient in half, as torch's maximum/minimum do; where either side
+    # is NaN neither loses, so both get the whole gradient (torch's masked_fill rule)
+    half = (ra == rb).astype(dt) * 0.5
+    ga = None if _is_scalar(a) else g * ns.const(np.where(a_loses, 0, 1 - half).astype(dt))
+    gb = None if _is_scalar(b) else g * ns.const(np.where(b_loses, 0, 1 - half).astype(dt))
     return ga, gb
 
 
@@ -248,9 +266,18 @@ SQUARE = _unary("square", lambda xp, x: x * x if x.dtype != np.bool_ else
                 (x * x).astype(np.int64), lambda ns, g, x: g * 2.0 * x, (0,),
                 "PowBackward0", None, "promote")
 RELU = _unary("relu", _no_bool("relu", "Boolean inputs not supported for relu")(
-    lambda xp, x: xp.maximum(x, 0)), lambda ns, g, out: g * (out > 0),
+    lambda xp, x: xp.maximum(x, 0)), lambda ns, g, out: g * ~(out <= 0),
               ("out",), "ReluBackward0", "Relu", "promote")
-SIGN = _unary("sign", lambda xp, x: xp.sign(x) if x.dtype != np.bool_ else x.copy(), _zero_vjp,
+def _sign(xp, x):
+    if x.dtype == np.bool_:
+        return x.copy()
+    out = xp.asarray(xp.sign(x))  # 0-d: NumPy returns a scalar
+    if out.dtype.kind == "f":
+        xp.copyto(out, 0, where=xp.isnan(out))  # torch: sign(nan) is 0
+    return out
+
+
+SIGN = _unary("sign", _sign, _zero_vjp,
               (), "SignBackward0", "Sign", "promote")
 
 

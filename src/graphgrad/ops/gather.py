@@ -105,6 +105,33 @@ def _check_bounds(idx, size, dim, name):
                            f"size {size}")
 
 
+def _first_bad(idx, size):
+    """The first index outside [0, size), or None."""
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        return int(idx[(idx < 0) | (idx >= size)].flat[0])
+    return None
+
+
+def _check_slot_bounds(idx, shape, axis, name):
+    """index_select / index_add: torch's exception type depends on the CPU kernel it picks.
+
+    index_select along dim 1 of a >= 2-d tensor and index_add along the first or last dim of
+    a >= 2-d tensor run kernels that raise RuntimeError; every other case raises IndexError
+    "index out of range in self" (measured on torch 2.13).
+    """
+    size = (shape or (1,))[axis]
+    bad = _first_bad(idx, size)
+    if bad is None:
+        return
+    nd = len(shape)
+    if name == "index_select" and nd > 1 and axis == 1:
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
+    if name == "index_add" and nd > 1 and axis in (0, nd - 1):
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {axis} with size {size}")
+    raise IndexError(f"index out of range in self ({name}(): index {bad}, dimension {axis} "
+                     f"of size {size})")
+
+
 def _rank(shape):
     return max(len(shape), 1)
 
@@ -287,8 +314,7 @@ def index_select(input, dim, index):
     if x.ndim == 0 and idx.size != 1:
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
                            f"{idx.size} value(s)")
-    view = x.shape or (1,)
-    _check_bounds(idx, view[axis], axis, "index_select")
+    _check_slot_bounds(idx, x.shape, axis, "index_select")
     out_shape = x.shape[:axis] + (idx.size,) + x.shape[axis + 1:] if x.ndim else ()
     return unary(INDEX_SELECT, input, {"plan": _slot_plan(x.shape, axis, idx, out_shape)})
 
@@ -326,7 +352,7 @@ def index_add(input, dim, index, source, *, alpha=1):
     if x.dtype != s.dtype:
         raise RuntimeError(f"index_add(): self ({input.dtype}) and source ({source.dtype}) must "
                            "have the same scalar type")
-    _check_bounds(idx, (x.shape or (1,))[axis], axis, "index_add")
+    _check_slot_bounds(idx, x.shape, axis, "index_add")
     if x.dtype.kind != "f":
         alpha = int(alpha)  # torch casts alpha to the tensor's type first (2.5 -> 2)
     plan = _slot_plan(x.shape, axis, idx, s.shape)

@@ -19,6 +19,7 @@ from . import _dispatch
 from . import elementwise as E
 from ._dispatch import _scalar, apply, unary
 from ._opdef import defop
+from ._overlap import internal_overlap, overlap_error, writable_alias
 from .views import check_inplace_view, rebase
 
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}  # V: bfloat16 (ml_dtypes)
@@ -74,10 +75,10 @@ def _write(self, result: Tensor, name: str, any_cast: bool = False,
             raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the "
                                f"broadcast shape {list(src.shape)} (in {name})") from None
     if not dst.flags.writeable:
-        # torch's wording; the tensor's memory is a broadcast view (made by expand)
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the "
-                           f"tensor before performing the operation. (in {name})")
+        # a broadcast view (made by expand): torch writes unless two elements alias one place
+        dst = None if internal_overlap(dst) else writable_alias(dst)
+        if dst is None:
+            raise overlap_error(name)
     if _dispatch._tracer is not None:  # graphgrad.compile records the write
         _dispatch._tracer.write(self, src)
     np.copyto(dst, src, casting="unsafe")
@@ -164,7 +165,13 @@ def _overwrite(self, values, kind):
         return _write(self, wrap(values, False, None), name, True)
     if not recording:
         if not self._data.flags.writeable:
-            return _write(self, wrap(values, False, None), name)
+            # an expanded tensor: torch lets a single value reach every alias (fill_, zero_)
+            alias = writable_alias(self._data) if np.ndim(values) == 0 else None
+            if alias is None:
+                raise overlap_error(name)
+            alias[...] = values
+            _bump(self)
+            return self
         self._data[...] = values
         _bump(self)
         return self
@@ -194,8 +201,13 @@ def copy_(self, src, non_blocking=False):
     recording = _recording(self, src)
     _check_target(self, "copy_", recording)
     if not recording:
+        dst = self._data
+        if not dst.flags.writeable:
+            dst = None if internal_overlap(dst) else writable_alias(dst)
+            if dst is None:
+                raise overlap_error("copy_")
         try:
-            np.copyto(self._data, src._data, casting="unsafe")
+            np.copyto(dst, src._data, casting="unsafe")
         except ValueError:
             raise RuntimeError(f"copy_: the size of tensor a ({list(self._data.shape)}) must "
                                f"match the size of tensor b ({list(src._data.shape)})") from None
@@ -298,6 +310,8 @@ def index_put_(self, indices, values, accumulate=False):
     recording = _recording(self, values)
     _check_target(self, "index_put_", recording)
     if not recording:
+        if not self._data.flags.writeable:
+            raise overlap_error("index_put_")
         if accumulate:
             np.add.at(self._data, key, values._data)
         else:
@@ -310,6 +324,22 @@ def index_put_(self, indices, values, accumulate=False):
 
 def index_put(self, indices, values, accumulate=False):
     return index_put_(self.clone(), indices, values, accumulate)
+
+
+def _write_expanded(data, key, value):
+    """``data[key] = value`` into an expanded (read-only) array, as torch: allowed when the
+    written elements are distinct memory locations (basic keys only)."""
+    from .movement import _is_basic
+
+    target = None
+    if _is_basic(key):
+        k = key if isinstance(key, tuple) else (key,)
+        # a trailing Ellipsis makes an all-int key give a 0-d view instead of a scalar copy
+        target = data[k if any(e is Ellipsis for e in k) else k + (Ellipsis,)]
+    alias = None if target is None or internal_overlap(target) else writable_alias(target)
+    if alias is None:
+        raise overlap_error("__setitem__")
+    alias[...] = value
 
 
 def setitem(self, key, value):
@@ -325,7 +355,11 @@ def setitem(self, key, value):
         np_key = key if _is_basic(key) and not isinstance(key, Tensor) else _numpy_key(key)
         if isinstance(np_key, tuple):
             np_key = tuple(k._data if isinstance(k, Tensor) else k for k in np_key)
-        self._data[np_key] = value._data if isinstance(value, Tensor) else value
+        value = value._data if isinstance(value, Tensor) else value
+        if not self._data.flags.writeable:
+            _write_expanded(self._data, np_key, value)
+        else:
+            self._data[np_key] = value
         _bump(self)
         return
     if _is_basic(key):

@@ -11,6 +11,8 @@ from ._util import wrap_dim
 def _softmax_fwd(xp, x, axis):
     if x.ndim == 0:
         return xp.ones_like(x)
+    if x.size == 0:  # torch returns the empty tensor; NumPy's max has no identity
+        return x.copy()
     e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))
     return e / xp.sum(e, axis=axis, keepdims=True)
 
@@ -18,6 +20,8 @@ def _softmax_fwd(xp, x, axis):
 def _log_softmax_fwd(xp, x, axis):
     if x.ndim == 0:
         return xp.zeros_like(x)
+    if x.size == 0:
+        return x.copy()
     shifted = x - xp.max(x, axis=axis, keepdims=True)
     return shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
 

@@ -143,9 +143,21 @@ def _even_vjp(ns, g, x, out, axes=None, keepdim=False, shape=None):
     return _unreduce(ns, g, shape, axes, keepdim) * weight
 
 
-MAX = defop("max", _extreme_fwd(np.max, "max"), _even_vjp, kind="reduction", save=(0, "out"),
-            dtype_rule="same", node="MaxBackward1", onnx="ReduceMax")
-MIN = defop("min", _extreme_fwd(np.min, "min"), _even_vjp, kind="reduction", save=(0, "out"),
+def _even_nan_vjp(ns, g, x, out, axes=None, keepdim=False, shape=None):
+    """max() and min() of all elements: a NaN result sends the gradient to the NaNs (torch's
+    evenly_distribute_backward), instead of NaN everywhere as amax/amin give."""
+    rout = ns.raw(out)
+    if not np.isnan(rout).any():
+        return _even_vjp(ns, g, x, out, axes, keepdim, shape)
+    mask = np.isnan(ns.raw(x))
+    weight = ns.const((mask / np.sum(mask)).astype(np.result_type(rout), copy=False))
+    return _unreduce(ns, g, shape, axes, keepdim) * weight
+
+
+MAX = defop("max", _extreme_fwd(np.max, "max"), _even_nan_vjp, kind="reduction",
+            save=(0, "out"), dtype_rule="same", node="MaxBackward1", onnx="ReduceMax")
+MIN = defop("min", _extreme_fwd(np.min, "min"), _even_nan_vjp, kind="reduction",
+            save=(0, "out"),
             dtype_rule="same", node="MinBackward1", onnx="ReduceMin")
 AMAX = defop("amax", _extreme_fwd(np.max, "amax"), _even_vjp, kind="reduction",
              save=(0, "out"), dtype_rule="same", node="AmaxBackward0", onnx="ReduceMax")

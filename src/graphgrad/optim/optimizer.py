@@ -120,6 +120,10 @@ def _hooked_step(func):
         self._in_step = True
         try:
             out = func(*args, **kwargs)
+        except ValueError as err:  # NumPy's broadcast error; torch raises RuntimeError
+            if "broadcast" not in str(err):
+                raise
+            raise _state_shape_error(self, err) from None
         finally:
             self._in_step = False
         advance_step()
@@ -129,6 +133,24 @@ def _hooked_step(func):
 
     step.hooked = True
     return step
+
+
+def _state_shape_error(opt, err: ValueError) -> RuntimeError:
+    """torch's wording for a state tensor whose shape is not its parameter's (a state_dict
+    loaded from another model), naming the state entry."""
+    for i, p in enumerate(chain.from_iterable(g["params"] for g in opt.param_groups)):
+        for key, value in opt.state.get(p, {}).items():
+            if isinstance(value, Tensor) and value.dim() and value.shape != p.shape:
+                a, b = list(value.shape), list(p.shape)
+                dim = next((d for d in range(1, max(len(a), len(b)) + 1)
+                            if (a[-d] if d <= len(a) else 1) != (b[-d] if d <= len(b) else 1)), 1)
+                sa, sb = (a[-dim] if dim <= len(a) else 1), (b[-dim] if dim <= len(b) else 1)
+                return RuntimeError(
+                    f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                    f"non-singleton dimension {max(len(a), len(b)) - dim} "
+                    f"({type(opt).__name__}.step(): state['{key}'] of parameter {i} has shape "
+                    f"{a}, the parameter {b})")
+    return RuntimeError(f"{type(opt).__name__}.step(): {err}")
 
 
 def no_grad_step(func):

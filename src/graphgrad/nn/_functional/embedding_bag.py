@@ -91,7 +91,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
         raise RuntimeError(f"padding_idx must be within the number of embeddings, -{num} "
                            f"through {num - 1}, but got {padding_idx}")
     if idx.size and (idx.min() < 0 or idx.max() >= num):
-        raise IndexError("index out of range in self")
+        # torch's embedding_bag kernel raises RuntimeError here (F.embedding: IndexError)
+        at = int(np.flatnonzero((idx < 0) | (idx >= num))[0])
+        raise RuntimeError(f"Index {at} of input takes value {int(idx.flat[at])} which is not "
+                           f"in the valid range [0, {num})")
     covered = idx[:bag.size]
     keep = covered != (padding_idx % num) if padding_idx is not None else None
     pos = np.flatnonzero(keep) if keep is not None else np.arange(bag.size)

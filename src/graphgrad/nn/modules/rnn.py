@@ -247,7 +247,9 @@ class RNNBase(Module):
                 b_ih, b_hh = (p[2], p[3]) if self.bias else (None, None)
                 w_hr = p[-1] if self.proj_size > 0 else None
                 # One 2-D GEMM for all steps (a 3-D matmul loops over T small ones).
-                gi = F.linear(x.reshape(T * B, -1), w_ih, b_ih).reshape(T, B, -1)
+                # explicit sizes: a -1 cannot be inferred for a batch of 0 (torch allows it)
+                gi = F.linear(x.reshape(T * B, x.shape[-1]), w_ih, b_ih).reshape(
+                    T, B, w_ih.shape[0])
                 rev = d == 1
                 if lengths is not None and rev:
                     gi = gi[flip]

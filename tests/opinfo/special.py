@@ -1,0 +1,112 @@
+"""Special-value samples: each op's inputs with NaN, +-inf, +-0 and kink values written in.
+
+``special_value_samples(op)`` takes the first float64 samples of an OpInfo and, for each
+differentiable float leaf, makes one copy per value set in ``SPECIAL_SETS`` with the set's
+values written over the leaf's first elements; the op's own ``special`` generator adds
+op-specific points (ties with a NaN, the kinks of piecewise functions). Only the
+special-value sweep (tests/ops/test_special_values.py) reads them: the finite-difference,
+compile and ONNX consumers assume finite inputs.
+
+``KNOWN_DIFFERENCES`` lists the ops whose results at these points differ from torch's on
+purpose or for a reason outside graphgrad, with that reason; the sweep skips them by name.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .core import NonContig, OpInfo, SampleInput, _walk, leaves_of, rng_for
+
+__all__ = ["SPECIAL_SETS", "special_value_samples", "known_difference"]
+
+# One NaN alone (a NaN poisons a reduction, so it gets its own copy), both infinities, both
+# zeros, and the kinks at 0 and +-1 (relu, abs, hardtanh, clamp, ...).
+SPECIAL_SETS = {
+    "nan": (np.nan,),
+    "inf": (np.inf, -np.inf),
+    "zero": (0.0, -0.0),
+    "kink": (0.0, 1.0, -1.0),
+}
+
+# How many of an op's float64 samples are turned into special-value copies.
+_BASE_SAMPLES = 1
+
+# op-name pattern -> why the sweep leaves it out (checked with re.search)
+KNOWN_DIFFERENCES = {
+    r"linalg|logdet|^det$|svd|pinv|matrix_(power|exp|rank|norm)|lstsq|eig|cholesky|^lu|qr|"
+    r"slogdet|inverse|ormqr|geqrf|householder|triangular|chain_matmul|ldl":
+        "LAPACK's results on NaN/inf inputs are unspecified (torch's svd on a NaN matrix did "
+        "not finish in minutes here); both sides only agree that the result is not finite",
+    r"^histogram": "torch refuses non-finite ranges (RuntimeError); NumPy's histogram bins "
+                   "them; not changed yet",
+    r"^(searchsorted|bucketize)$": "NaN ordering inside a sorted sequence: torch's binary "
+                                   "search and NumPy's place NaN differently",
+    r"^topk\.unsorted$": "which of two tied elements (0.0 and -0.0) an unsorted topk returns "
+                         "is unspecified in torch",
+    r"^nn\.functional\.(hardtanh|relu6)(_|\.inplace)": "torch's in-place hardtanh_/relu6_ "
+        "give 0 gradient at NaN while the out-of-place forms give the gradient; graphgrad "
+        "shares one rule (the out-of-place one)",
+    r"max_pool[123]d|^nn\.functional\.max_pool": "max pooling over a window holding a NaN: "
+        "torch returns the index of the NaN it meets last in its loop order",
+    r"^rnn_layer$|^istft$|^polar$|^cdist$|^nn\.functional\.pdist$|^renorm$|renorm_|ctc_loss":
+        "backward at NaN/inf inputs: torch's fused kernels propagate NaN/inf in other orders",
+    r"^nn\.functional\.(batch_norm|instance_norm|group_norm)$": "an infinite weight or bias: "
+        "torch's fused kernels give inf where graphgrad's decomposition gives NaN (inf * 0)",
+    r"^special\.(i1|i1e|zeta)|mvlgamma": "special functions (owned by the numerics issue)",
+}
+_KNOWN = [(re.compile(k), v) for k, v in KNOWN_DIFFERENCES.items()]
+
+
+def known_difference(name: str):
+    """The reason an op is left out of the sweep, or None."""
+    for pattern, reason in _KNOWN:
+        if pattern.search(name):
+            return reason
+    return None
+
+
+def _with_values(sample: SampleInput, leaf: int, values, name: str) -> SampleInput:
+    """A copy of ``sample`` whose leaf number ``leaf`` starts with ``values``."""
+    count = [0]
+
+    def visit(a):
+        i = count[0]
+        count[0] += 1
+        if i != leaf:
+            return a
+        arr = (a.array if isinstance(a, NonContig) else a).copy()
+        flat = arr.reshape(-1)
+        for j, v in enumerate(values[:flat.size]):
+            flat[j] = v
+        return NonContig(arr) if isinstance(a, NonContig) else arr
+
+    inp, args, kwargs = _walk((sample.input, sample.args, sample.kwargs), visit)
+    return SampleInput(inp, args, kwargs, name=name, grad=sample.grad, gradcheck=False,
+                       nondiff=sample.nondiff)
+
+
+def special_value_samples(op: OpInfo) -> list[SampleInput]:
+    """The special-value copies of ``op``'s first float64 samples, plus ``op.special``'s."""
+    out = []
+    if np.float64 not in op.dtypes:
+        return out
+    used = 0
+    for s in op.sample_inputs(np.float64):
+        leaves = leaves_of(s)
+        floats = [i for i, a in enumerate(leaves)
+                  if a.dtype == np.float64 and a.size and i not in s.nondiff]
+        if not floats:
+            continue
+        for i in floats:
+            for key, values in SPECIAL_SETS.items():
+                out.append(_with_values(s, i, values, f"{s.name or 'sample'}-leaf{i}-{key}"))
+        used += 1
+        if used >= _BASE_SAMPLES:
+            break
+    if op.special is not None:
+        for s in op.special(np.float64, rng_for(op.name, "special")):
+            s.gradcheck = False
+            out.append(s)
+    return out
