@@ -208,3 +208,13 @@ def test_grad_scaler_skips_inf_steps_and_backs_off_in_float16():
         gs.step(opt)
         gs.update()
         assert w.tolist() == [1.0, 2.0] and gs.get_scale() == 2.0 ** 15, m.__name__
+
+
+def test_float16_scans_accumulate_in_float32_as_torch():
+    x = np.random.default_rng(5).random(6000).astype(np.float16)
+    for name in ("cumsum", "cumprod"):
+        v = x if name == "cumsum" else 1 + x[:40] / 50
+        ours = getattr(gg.tensor(v), name)(0)
+        theirs = getattr(torch.tensor(v), name)(0)
+        assert str(ours.dtype) == "torch.float16"
+        np.testing.assert_allclose(f32(ours), f32(theirs), rtol=2 ** -10)

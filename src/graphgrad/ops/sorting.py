@@ -298,6 +298,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 # -- cumsum / cumprod -----------------------------------------------------------------------
 def _scan(fn, x, axis, dtype):
+    if dtype is None and x.dtype == np.float16:
+        # torch accumulates float16 in float32 (NumPy in float16 would stall at 2048)
+        return _scan(fn, x, axis, np.float32).astype(np.float16)
     if x.ndim == 0:
         return fn(x.reshape(1), axis=0, dtype=dtype).reshape(())
     return fn(x, axis=axis, dtype=dtype)
