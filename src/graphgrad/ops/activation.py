@@ -250,9 +250,9 @@ def _hardswish_fwd(xp, x):
 
 def _hardswish_vjp(ns, g, x):
     rx = ns.raw(x)
-    # torch: 0 below -3, the ramp up to 3 inclusive, else (and at NaN) the gradient itself
-    ramp = ns.where(ns.const(rx <= 3.0), g * (x / 3.0 + 0.5), g)
-    return _keep_where(ns, ~(rx < -3.0), ramp)
+    # torch: 0 up to -3, the ramp below 3, else (and at NaN) the gradient itself
+    ramp = ns.where(ns.const(rx < 3.0), g * (x / 3.0 + 0.5), g)
+    return _keep_where(ns, ~(rx <= -3.0), ramp)
 
 
 HARDSWISH = _activation("hardswish", _hardswish_fwd, _hardswish_vjp, "HardswishBackward0",
