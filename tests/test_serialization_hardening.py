@@ -179,3 +179,31 @@ def test_predict_says_what_a_state_dict_checkpoint_lacks(tmp_path):
                        r"'model' .*'words'.*'config'") as e:
         predict.load_model(str(path))
     assert "KeyError" not in repr(e.value)
+
+
+def test_damaged_checkpoints_raise_only_checkpoint_errors():
+    import pickle
+    import random
+
+    buf = io.BytesIO()
+    torch.manual_seed(0)
+    torch.save({"sd": torch.nn.Linear(3, 2).state_dict(), "v": torch.ones(2, 3)[:, 1:],
+                "s": torch.Size([1]), "l": [1, (2, "a")]}, buf)
+    legacy = io.BytesIO()
+    torch.save({"w": torch.arange(4.0), "k": "x"}, legacy, _use_new_zipfile_serialization=False)
+    sources = [buf.getvalue(), legacy.getvalue()]
+    rng = random.Random(0)
+    for _ in range(400):
+        raw = bytearray(rng.choice(sources))
+        at = rng.randrange(len(raw))
+        kind = rng.randrange(3)
+        if kind == 0:
+            raw[at] = rng.randrange(256)
+        elif kind == 1:
+            del raw[at:]
+        else:
+            del raw[at:at + rng.randint(1, 8)]
+        try:
+            graphgrad.load(io.BytesIO(bytes(raw)))
+        except (SerializationError, pickle.UnpicklingError):
+            pass

@@ -334,3 +334,32 @@ def test_view_past_its_storage_is_refused():
     bad = raw.replace(b"K\x00K\x04\x85", b"K\x03K\x04\x85")  # storage offset 3, size 4
     with pytest.raises(SerializationError, match="needs 7 elements but its storage holds 4"):
         graphgrad.load(io.BytesIO(bad))
+
+
+def zip_with_pickle(pkl: bytes) -> io.BytesIO:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zo:
+        zo.writestr("archive/data.pkl", pkl)
+        zo.writestr("archive/version", "3\n")
+    out.seek(0)
+    return out
+
+
+def test_huge_memo_index_allocates_nothing():
+    import tracemalloc
+
+    # LONG_BINPUT 2**27: the C unpickler grows its memo array to that index (1 GiB)
+    pkl = b"\x80\x02K\x07r\x00\x00\x00\x08."
+    tracemalloc.start()
+    try:
+        assert graphgrad.load(zip_with_pickle(pkl)) == 7
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 2**20
+
+
+def test_counted_bytearray_past_the_end_is_refused():
+    pkl = b"\x80\x05\x96" + (2**40).to_bytes(8, "little") + b"abc."
+    with pytest.raises(pickle.UnpicklingError, match="past the end"):
+        graphgrad.load(zip_with_pickle(pkl), weights_only=False)

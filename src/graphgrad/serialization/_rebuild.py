@@ -282,7 +282,10 @@ def _device(*args):
     if not 1 <= len(args) <= 2 or not isinstance(args[0], str) or (
             len(args) == 2 and args[1] is not None and type(args[1]) is not int):
         raise SerializationError(f"torch.device{args!r}")
-    return _device_cls(*args)
+    try:
+        return _device_cls(*args)
+    except (RuntimeError, ValueError, TypeError) as e:
+        raise SerializationError(f"torch.device{args!r}: {e}") from None
 
 
 def _get_layout(name):

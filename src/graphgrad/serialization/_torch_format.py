@@ -23,6 +23,7 @@ import collections
 import io
 import os
 import pickle
+import struct
 import sys
 import types
 import zipfile
@@ -56,11 +57,6 @@ class BufferFile:
         out = self._mv[self._pos:end].tobytes()
         self._pos = max(self._pos, end)
         return out
-
-    def readinto(self, b) -> int:
-        data = self.read(len(b))
-        b[:len(data)] = data
-        return len(data)
 
     def readline(self, limit: int = -1) -> bytes:
         mv = self._mv
@@ -116,7 +112,11 @@ def _restore(storage, location, map_location):
     if loc != "cpu":
         from .._device import check_device
 
-        check_device(loc)
+        try:
+            check_device(loc)
+        except RuntimeError as e:
+            raise SerializationError(f"{storage.where}: storage location {loc!r}: {e}") \
+                from None
     return storage
 
 
@@ -146,7 +146,7 @@ def read_zip(buf, name: str, weights_only: bool, map_location, pickle_load_args:
     try:
         zf = zipfile.ZipFile(BufferFile(buf))
         names = zf.namelist()
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError) as e:
         raise SerializationError(f"{name}: not a readable zip archive ({e})") from None
     pkls = [n for n in names if n == "data.pkl" or (n.endswith("/data.pkl")
                                                     and n.count("/") == 1)]
@@ -220,9 +220,9 @@ def _unpickled(file, persistent_load, weights_only, pickle_load_args, name):
         return _unpickle.unpickle(file, persistent_load, weights_only, **args)
     except (pickle.UnpicklingError, SerializationError, RuntimeError):
         raise
-    except (EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError,
-            OverflowError, RecursionError, MemoryError, UnicodeDecodeError) as e:
-        if not weights_only and not isinstance(e, (EOFError, MemoryError)):
+    except (EOFError, struct.error, ValueError, TypeError, IndexError, KeyError,
+            AttributeError, OverflowError, RecursionError, MemoryError, UnicodeDecodeError) as e:
+        if not weights_only and not isinstance(e, (EOFError, struct.error, MemoryError)):
             raise  # a full unpickle runs the file's own code: its errors are its own
         raise SerializationError(f"{name}: corrupt pickle ({type(e).__name__}: {e})") from None
 

@@ -18,6 +18,7 @@ import _compat_pickle
 import contextlib
 import importlib
 import pickle
+import struct
 import threading
 
 from . import _rebuild
@@ -108,7 +109,29 @@ def _fix(module: str, name: str) -> tuple:
     return _compat_pickle.IMPORT_MAPPING.get(module, module), name
 
 
-class WeightsOnlyUnpickler(pickle.Unpickler):
+class _BoundedUnpickler(pickle._Unpickler):
+    """pickle's own Unpickler in Python: its memo is a dict, where the C one grows an array to
+    the largest index a pickle names (one corrupt LONG_BINPUT allocates tens of GB), and a
+    counted bytearray is checked against the bytes left before it is allocated."""
+
+    def _load_bytearray8(self):
+        (n,) = struct.unpack("<Q", self.read(8))
+        if n > _remaining(self):
+            raise pickle.UnpicklingError(f"BYTEARRAY8 of {n} bytes past the end of the pickle")
+        self.append(bytearray(self.read(n)))
+
+    dispatch = {**pickle._Unpickler.dispatch, pickle.BYTEARRAY8[0]: _load_bytearray8}
+
+
+def _remaining(u) -> int:
+    frame = u._unframer.current_frame
+    if frame is not None:
+        return len(frame.getbuffer()) - frame.tell()
+    f = u._unframer.file_read.__self__
+    return len(f._mv) - f.tell() if hasattr(f, "_mv") else 1 << 62
+
+
+class WeightsOnlyUnpickler(_BoundedUnpickler):
     """Resolves only torch's allowlist and the user's safe globals; see the Note above."""
 
     def __init__(self, file, persistent_load, **kwargs) -> None:
@@ -133,7 +156,7 @@ _TORCH: dict = {}
 _FULL: dict = {}
 
 
-class FullUnpickler(pickle.Unpickler):
+class FullUnpickler(_BoundedUnpickler):
     """Unpickles everything, as torch.load(weights_only=False); torch's names map to
     graphgrad's."""
 
