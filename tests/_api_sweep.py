@@ -9,7 +9,9 @@ which of them graphgrad lacks. Rules (also in docs/compat.md):
   namespaces (``torch.cuda``, ``torch.xpu``, ``torch.mps``) are checked only for the names a
   CPU program calls to probe for a device (``DEVICE_PROBES``);
 - a name of an implementation module (``torch.nn.modules.conv.Conv3d``) also counts as present
-  when torch re-exports the same object from the parent package and graphgrad's parent has it.
+  when torch re-exports the same object from the parent package and graphgrad's parent has it;
+- the public attributes of the classes in ``CLASSES`` (Tensor, nn.Module, Optimizer, ...) are
+  swept as ``torch.<class>.<attribute>``.
 """
 
 from __future__ import annotations
@@ -176,6 +178,24 @@ def missing_names():
             if moved and gparent is not None and hasattr(gparent, name):
                 continue
             missing.add(f"{modname}.{name}")
-    missing |= {f"torch.Tensor.{n}" for n in dir(torch.Tensor)
-                if not n.startswith("_") and not hasattr(gg.Tensor, n)}
+    for path, make in CLASSES.items():
+        ours, theirs = make(gg), make(torch)
+        missing |= {f"torch.{path}.{n}" for n in dir(theirs)
+                    if not n.startswith("_") and not hasattr(ours, n)}
     return missing
+
+
+# classes whose public attributes programs use directly (an instance where attributes are set
+# per instance, as a Generator's device)
+CLASSES = {
+    "Tensor": lambda m: m.Tensor,
+    "nn.Module": lambda m: m.nn.Module,
+    "optim.Optimizer": lambda m: m.optim.Optimizer,
+    "optim.lr_scheduler.LRScheduler": lambda m: m.optim.lr_scheduler.LRScheduler,
+    "utils.data.DataLoader": lambda m: m.utils.data.DataLoader,
+    "Generator": lambda m: m.Generator(),
+    "device": lambda m: m.device("cpu"),
+    "dtype": lambda m: m.float32,
+    "Size": lambda m: m.Size([1]),
+    "finfo": lambda m: m.finfo(m.float32),
+}

@@ -211,3 +211,22 @@ def test_manual_seed_range_and_fixed_generator_seed():
     s = gg.seed()
     assert gg.initial_seed() == s and 0 <= s < 2 ** 64
     assert gg.random.thread_safe_generator() is torch.random.thread_safe_generator() is None
+
+
+def test_generator_extras_as_torch():
+    g = gg.Generator().manual_seed(5)
+    twin = g.clone_state()
+    assert twin is not g and gg.rand(3, generator=twin).tolist() == gg.rand(3, generator=g).tolist()
+    tg = torch.Generator()
+    for name, args in (("get_offset", ()), ("set_offset", (1,)), ("graphsafe_get_state", ())):
+        assert _outcome(getattr(g, name), *args)[:2] == _outcome(getattr(tg, name), *args)[:2]
+        assert _outcome(getattr(g, name), *args) == _outcome(getattr(tg, name), *args)
+
+
+def test_module_device_moves_as_torch():
+    for kind in ("xpu", "mtia", "ipu"):
+        a = _outcome(getattr(gg.nn.Linear(2, 2), kind))
+        b = _outcome(getattr(torch.nn.Linear(2, 2), kind))
+        assert a == b, kind
+        empty = getattr(gg.nn.Sequential(), kind)()
+        assert isinstance(empty, gg.nn.Sequential)

@@ -18,16 +18,16 @@ EXPECTED_MISSING = {
      "and Bessel families"): """
         Tensor.bfloat16 Tensor.chalf amp.autocast_mode.autocast_decorator
         autocast_decrement_nesting autocast_increment_nesting bfloat16 bit bits16 bits1x8
-        bits2x4 bits4x2 bits8 chalf clear_autocast_cache complex32 float4_e2m1fn_x2
+        bits2x4 bits4x2 bits8 chalf clear_autocast_cache complex32 dtype.abbr float4_e2m1fn_x2
         float8_e4m3fn float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu
         get_autocast_cpu_dtype get_autocast_dtype get_autocast_gpu_dtype
         get_autocast_ipu_dtype get_autocast_xla_dtype int1 int2 int3 int4 int5 int6 int7
         is_autocast_cache_enabled is_autocast_cpu_enabled is_autocast_ipu_enabled
-        is_autocast_xla_enabled set_autocast_cache_enabled set_autocast_cpu_dtype
-        set_autocast_cpu_enabled set_autocast_dtype set_autocast_gpu_dtype
-        set_autocast_ipu_dtype set_autocast_ipu_enabled set_autocast_xla_dtype
-        set_autocast_xla_enabled special.airy_ai special.bessel_j0 special.bessel_j1
-        special.bessel_y0 special.bessel_y1 special.chebyshev_polynomial_t
+        is_autocast_xla_enabled nn.Module.bfloat16 set_autocast_cache_enabled
+        set_autocast_cpu_dtype set_autocast_cpu_enabled set_autocast_dtype
+        set_autocast_gpu_dtype set_autocast_ipu_dtype set_autocast_ipu_enabled
+        set_autocast_xla_dtype set_autocast_xla_enabled special.airy_ai special.bessel_j0
+        special.bessel_j1 special.bessel_y0 special.bessel_y1 special.chebyshev_polynomial_t
         special.chebyshev_polynomial_u special.chebyshev_polynomial_v
         special.chebyshev_polynomial_w special.hermite_polynomial_h
         special.hermite_polynomial_he special.laguerre_polynomial_l
@@ -105,7 +105,9 @@ EXPECTED_MISSING = {
         multiprocessing.reductions.reduce_typed_storage_child
         multiprocessing.reductions.shared_cache multiprocessing.reductions.storage_from_cache
         multiprocessing.spawn.ProcessException multiprocessing.spawn.SpawnContext
-        utils.data.DFIterDataPipe utils.data.DataChunk utils.data.IterDataPipe
+        utils.data.DFIterDataPipe utils.data.DataChunk
+        utils.data.DataLoader.check_worker_number_rationality
+        utils.data.DataLoader.multiprocessing_context utils.data.IterDataPipe
         utils.data.MapDataPipe utils.data.argument_validation utils.data.functional_datapipe
         utils.data.graph_settings.apply_random_seed utils.data.graph_settings.apply_sharding
         utils.data.graph_settings.apply_shuffle_seed
@@ -288,8 +290,8 @@ EXPECTED_MISSING = {
         utils.set_module utils.swap_tensors""",
     ("helpers for TorchScript and __torch_function__, and docstring fragments "
      "(BroadcastingList, boolean_dispatch, has_torch_function, *_notes, factory_kwargs)"): """
-        linalg.common_notes nn.common_types.T nn.common_types.Tensor nn.factory_kwargs
-        nn.functional.BroadcastingList1 nn.functional.BroadcastingList2
+        linalg.common_notes nn.Module.T_destination nn.common_types.T nn.common_types.Tensor
+        nn.factory_kwargs nn.functional.BroadcastingList1 nn.functional.BroadcastingList2
         nn.functional.BroadcastingList3 nn.functional.GRID_SAMPLE_INTERPOLATION_MODES
         nn.functional.GRID_SAMPLE_PADDING_MODES nn.functional.ScalingType
         nn.functional.SwizzleType nn.functional.TYPE_CHECKING nn.functional.Tensor
@@ -297,7 +299,8 @@ EXPECTED_MISSING = {
         nn.functional.handle_torch_function nn.functional.has_torch_function
         nn.functional.has_torch_function_unary nn.functional.has_torch_function_variadic
         nn.functional.reproducibility_notes nn.functional.sparse_support_notes
-        nn.functional.tf32_notes""",
+        nn.functional.tf32_notes optim.Optimizer.OptimizerPostHook
+        optim.Optimizer.OptimizerPreHook optim.Optimizer.profile_hook_step""",
     ("graphgrad.onnx has its own exporter API (export from the compiler's IR, audit)"): """
         onnx.ExportableModule onnx.InputObserver onnx.ONNXProgram onnx.OnnxExporterError
         onnx.is_in_onnx_export""",

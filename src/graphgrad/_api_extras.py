@@ -257,6 +257,22 @@ def _slice(input, dim=0, start=None, end=None, step=1):
 
 
 # -- Tensor attributes ---------------------------------------------------------------------------
+_MTIA = ("Torch not compiled with MTIA enabled. Ensure you have `import "
+         "mtia.host_runtime.torch_mtia.dynamic_library` in your python src file and include "
+         "`//mtia/host_runtime/torch_mtia:torch_mtia` as your target dependency!")
+
+
+def _module_to(kind):
+    def to_device(self, device=None):
+        # as torch's: each parameter and buffer moves, so a module with tensors raises there
+        for t in list(self.parameters()) + list(self.buffers()):
+            getattr(t, kind)()
+        return self
+
+    to_device.__name__ = kind
+    return to_device
+
+
 def _no_device(kind, exc=AssertionError, text=None):
     def to_device(self, device=None, non_blocking=False, memory_format=None):
         raise exc(text or f"Torch not compiled with {kind} enabled")
@@ -346,6 +362,26 @@ def _resize_as(self, other):
     return self.detach().clone().resize_(other.shape)
 
 
+def _clone_state(self):
+    from .ops.random import Generator
+
+    twin = Generator(self.device)
+    twin.set_state(self.get_state())
+    return twin
+
+
+def _no_offset(self, *args):
+    raise RuntimeError("CPU Generator does not use offset")
+
+
+def _graphsafe(name):
+    def method(self, *args):
+        raise NotImplementedError(f"{name} is not supported in this Generator")
+
+    method.__name__ = name
+    return method
+
+
 def _install(namespace):
     """Binds the Tensor attributes and the ``*_copy`` functions (called by graphgrad's
     ``__init__`` once every view op exists)."""
@@ -356,8 +392,18 @@ def _install(namespace):
         if not hasattr(T, flag):
             setattr(T, flag, property(lambda self: False))
     T.xpu = _no_device("XPU")
-    T.mtia = _no_device("MTIA")
+    T.mtia = _no_device("MTIA", AssertionError, _MTIA)
     T.ipu = _no_device("IPU", RuntimeError, "PyTorch is not linked with support for ipu devices")
+    from .nn import Module
+    from .ops.random import Generator
+
+    Generator.clone_state = _clone_state
+    Generator.get_offset = Generator.set_offset = _no_offset
+    for name in ("graphsafe_get_state", "graphsafe_set_state"):
+        setattr(Generator, name, _graphsafe(name))
+    for kind in ("xpu", "mtia", "ipu"):
+        if not hasattr(Module, kind):
+            setattr(Module, kind, _module_to(kind))
     T.is_neg = lambda self: False
     T.is_distributed = lambda self: False
     T.map2_ = _map2_
