@@ -363,3 +363,15 @@ def test_counted_bytearray_past_the_end_is_refused():
     pkl = b"\x80\x05\x96" + (2**40).to_bytes(8, "little") + b"abc."
     with pytest.raises(pickle.UnpicklingError, match="past the end"):
         graphgrad.load(zip_with_pickle(pkl), weights_only=False)
+
+
+class ParameterWithSlots:
+    def __reduce__(self):  # a Parameter, then BUILD writing graphgrad's internal slot
+        return (torch._utils._rebuild_parameter, (torch.ones(1), False,
+                                                  collections.OrderedDict()), {"_data": 3})
+
+
+def test_build_on_a_tensor_is_refused():
+    buf = saved_by_torch({"p": ParameterWithSlots()}, True)
+    with pytest.raises(pickle.UnpicklingError, match="can only build OrderedDict"):
+        graphgrad.load(buf)

@@ -15,6 +15,7 @@ as torch's does; torch's names are mapped onto graphgrad's (``torch.nn.modules.l
 from __future__ import annotations
 
 import _compat_pickle
+import collections
 import contextlib
 import importlib
 import pickle
@@ -137,10 +138,24 @@ class WeightsOnlyUnpickler(_BoundedUnpickler):
     def __init__(self, file, persistent_load, **kwargs) -> None:
         super().__init__(file, **kwargs)
         self._persistent = persistent_load
-        self._allowed = {**_TORCH, **_user_allowed()}
+        users = _user_allowed()
+        self._allowed = {**_TORCH, **users}
+        self._allowed_types = {v for v in users.values() if isinstance(v, type)}
 
     def persistent_load(self, pid):
         return self._persistent(pid)
+
+    def _load_build(self):
+        # BUILD sets an object's attributes: on an OrderedDict (a state dict's _metadata) or
+        # an instance of a class the user allowed, never on tensors (graphgrad's slots)
+        t = type(self.stack[-2])
+        if t not in (collections.OrderedDict, collections.Counter) and t not in self._allowed_types:
+            raise pickle.UnpicklingError(
+                "Weights only load failed: can only build OrderedDict or types allowlisted "
+                f"via `add_safe_globals`, but got {t.__module__}.{t.__qualname__}")
+        _BoundedUnpickler.load_build(self)
+
+    dispatch = {**_BoundedUnpickler.dispatch, pickle.BUILD[0]: _load_build}
 
     def find_class(self, module, name):
         module, name = _fix(module, name)
