@@ -193,9 +193,12 @@ def seed_idiom(m, comp):
     return step
 
 
-def run_idiom(name, make, args_for, reps, results):
-    """Like run_case, for the PyTorch idiom: ``make(m, comp)`` builds the step."""
-    row = {}
+def run_idiom(name, make, args_for, reps, results, rounds=9):
+    """Like run_case, for the PyTorch idiom: ``make(m, comp)`` builds the step. The four steps
+    are timed in alternating rounds (``reps // rounds`` calls each) so that a change in load
+    hits them alike; each figure is the median over rounds, each ratio the median of the
+    per-round ratios."""
+    row, steps = {}, {}
     for label, m, comp in (("graphgrad eager", graphgrad, None), ("graphgrad.compile", graphgrad,
                            graphgrad.compile), ("torch eager", torch, None),
                            ("torch.compile", torch, torch.compile)):
@@ -206,28 +209,40 @@ def run_idiom(name, make, args_for, reps, results):
                 t0 = time.perf_counter()
                 fn(*args)
                 row[label + " first call s"] = time.perf_counter() - t0
+            for _ in range(3):
+                fn(*args)
         except Exception as err:  # torch.compile needs a C++ compiler; report, don't die
             row[label] = f"unavailable ({type(err).__name__}: {err})"[:200]
             continue
-        row[label] = timeit(lambda fn=fn, args=args: fn(*args), reps)
+        steps[label] = (fn, args)
+    n = max(1, reps // rounds)
+    samples: dict = {label: [] for label in steps}
+    for _ in range(rounds):
+        for label, (fn, args) in steps.items():
+            t = time.perf_counter()
+            for _ in range(n):
+                fn(*args)
+            samples[label].append((time.perf_counter() - t) / n)
+    for label, ts in samples.items():
+        row[label] = statistics.median(ts)
+    row["_rounds"] = samples
     results[name] = row
     return row
 
 
 def _peaks(step, args, reps=3):
     """Peak bytes over 3 steps after warm-up: (tracemalloc: every NumPy allocation, the
-    compiled replay's temporaries and saved values included; graphgrad.memory.max_allocated
-    above the live bytes at the start: arrays held by tensors only)."""
+    compiled replay's temporaries and saved values included; graphgrad.memory.max_allocated:
+    the peak of the bytes held by tensors, parameters and gradients included)."""
     step(*args)
     step(*args)
     graphgrad.memory.reset_peak()
-    base = graphgrad.memory.allocated()
     tracemalloc.start()
     for _ in range(reps):
         step(*args)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    return peak, graphgrad.memory.max_allocated() - base
+    return peak, graphgrad.memory.max_allocated()
 
 
 def _leaf(m, a):
@@ -362,17 +377,27 @@ def run_idiom_cases(opts, reps, results, rng, v16, big, yb):
     results["_memory"] = (te, tc, le, lc)
 
 
+def _ratio(a, b):
+    return statistics.median([x / y for x, y in zip(a, b)])
+
+
 def _print(results):
     mem = results.pop("_memory", None)
     for name, row in results.items():
         print(f"\n{name}")
+        rounds = row.pop("_rounds", None)
         base = row.get("torch eager")
         tc = row.get("torch.compile")
         for label, t in row.items():
             if isinstance(t, float) and not label.endswith(" s"):
-                extra = f"  {t / base:6.3f}x torch eager" if base else ""
-                if isinstance(tc, float):
-                    extra += f"  {t / tc:6.3f}x torch.compile"
+                if rounds is not None:  # medians of the per-round ratios
+                    extra = "".join(f"  {_ratio(rounds[label], rounds[ref]):6.3f}x {ref}"
+                                    for ref in ("graphgrad eager", "torch eager",
+                                                "torch.compile") if ref in rounds)
+                else:
+                    extra = f"  {t / base:6.3f}x torch eager" if base else ""
+                    if isinstance(tc, float):
+                        extra += f"  {t / tc:6.3f}x torch.compile"
                 print(f"  {label:22s} {t * 1e6:12.1f} us{extra}")
             else:
                 print(f"  {label:22s} {t}")

@@ -43,7 +43,7 @@ UNARY = [
 ]
 BINARY = [
     ("add", {}), ("add", {"alpha": 2}), ("sub", {}), ("sub", {"alpha": 0.5}), ("rsub", {}),
-    ("mul", {}), ("div", {}), ("floor_divide", {}), ("remainder", {}), ("fmod.Tensor", {}),
+    ("mul", {}), ("div", {}), ("remainder", {}), ("fmod.Tensor", {}),  # floor_divide: unfused
     ("pow.Tensor_Tensor", {}), ("maximum", {}), ("minimum", {}), ("eq", {}), ("ne", {}),
     ("lt", {}), ("le", {}), ("gt", {}), ("ge", {}), ("logical_and", {}), ("logical_or", {}),
     ("logical_xor", {}), ("hypot", {}), ("atan2", {}), ("logaddexp", {}), ("xlogy.Tensor", {}),

@@ -40,18 +40,22 @@ def flatten(obj, leaves):
 
 
 def unflatten(spec, leaves):
-    it = iter(leaves)
+    if spec[0] == "T":
+        return leaves[0]
+    return _build(spec, iter(leaves))
 
-    def build(s):
-        tag = s[0]
-        if tag == "T":
-            return next(it)
-        if tag == "L":
-            return s[1]
-        if tag is dict:
-            return {k: build(v) for k, v in s[1]}
-        return tag(build(x) for x in s[1])
-    return build(spec)
+
+def _build(s, it):
+    # A module-level function: a recursive closure would be a reference cycle holding the
+    # outputs (and their graphs) until the garbage collector runs.
+    tag = s[0]
+    if tag == "T":
+        return next(it)
+    if tag == "L":
+        return s[1]
+    if tag is dict:
+        return {k: _build(v, it) for k, v in s[1]}
+    return tag([_build(x, it) for x in s[1]])
 
 
 # -- the recorder ------------------------------------------------------------------------

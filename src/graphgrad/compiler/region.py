@@ -24,6 +24,7 @@ import warnings
 
 import numpy as np
 
+from .. import _step as _steps
 from .._tensor import Tensor, version_cell, wrap
 from ..autograd.engine import hand_over
 from ..autograd.grad_mode import state as _mode
@@ -100,6 +101,8 @@ def _new_node(edges, metas, saved, versions):
     node._meta = metas
     node._params = None
     node._seq = next_sequence()
+    node._step = step = _steps._count  # counted per training step, as the dispatcher's nodes
+    _steps.live_nodes[step] += 1
     node._extra = None
     node._site = None
     node._saved = saved

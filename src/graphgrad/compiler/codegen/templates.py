@@ -77,7 +77,9 @@ def _div(c, a, b):
 
 @_t("floor_divide")
 def _floordiv(c, a, b):
-    return f"np.floor({a} / {b})" if _floating(c) else None
+    # torch's float floor division (from fmod, with its rounding and inf/NaN cases) has no
+    # short scalar form: it stays unfused and runs eager's forward
+    return None
 
 
 @_t("remainder")
