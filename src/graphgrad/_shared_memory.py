@@ -58,7 +58,14 @@ def _addr(a) -> int:
     return a.__array_interface__["data"][0]
 
 
+# Descriptors travel between processes over Unix sockets (SCM_RIGHTS): POSIX only.
+POSIX = os.name == "posix"
+
+
 def _new_fd(nbytes: int) -> int:
+    if not POSIX:
+        raise RuntimeError("share_memory_: graphgrad shares tensors between processes on "
+                           "POSIX systems only (it passes file descriptors of shared memory)")
     try:
         if hasattr(os, "memfd_create"):
             fd = os.memfd_create("graphgrad-shared", os.MFD_CLOEXEC)
@@ -212,7 +219,8 @@ def _reduce_tensor(t):
             "transfer the data, call detach() on the tensor before serializing (e.g., putting "
             "it on the queue).")
     state = dict(getattr(t, "__dict__", None) or {})
-    if by_value[0] and not is_shared_array(t._data):
+    if (by_value[0] or not POSIX) and not is_shared_array(t._data):
+        # A copy, and the receiver's is_shared() says so.
         return (_rebuild_value, (type(t), np.array(t._data), t._rg, state))
     # As torch: a tensor sent to another process moves to shared memory first.
     base = share_tensor(t)
