@@ -17,9 +17,9 @@ VALS = RNG.standard_normal(5)
 X = RNG.standard_normal((4, 3))
 VEC = RNG.standard_normal(4)
 IDX2 = np.array([[0, 1, 2, 3], [1, 0, 2, 3]])
-# torch merges the operands of a sparse add as if both were sorted; with an unsorted operand
-# its pattern differs from graphgrad's (which is sorted and duplicate-free), not its values
-PATTERN_DIFFERS = {"add", "sub"}
+# torch merges the operands of a sparse add or mul as if both were sorted; with an unsorted
+# operand its pattern differs from graphgrad's (sorted and duplicate-free), not its values
+PATTERN_DIFFERS = {"add", "sub", "mul_sparse_uncoalesced"}
 
 
 def coo(m, v, idx=IDX, size=(4, 4), **kw):
@@ -86,6 +86,16 @@ CASES = {
                 (VALS.astype(np.float32), X.astype(np.float32))),
     "empty": (lambda m, v, x: m.sparse.mm(coo(m, v, np.zeros((2, 0), np.int64)), x),
               (np.zeros(0), X)),
+    "mul_broadcast_column": (lambda m, v, c: coo(m, v) * c.reshape(4, 1), (VALS, VEC)),
+    "mul_broadcast_row": (lambda m, v, c: c * coo(m, v, UNC), (VALS, VEC)),
+    "mul_sparse": (lambda m, v, w: coo(m, v).coalesce() * coo(m, w, IDX2).coalesce(),
+                   (VALS, VALS[:4].copy())),
+    "mul_sparse_uncoalesced": (lambda m, v, w: coo(m, v, UNC) * coo(m, w, IDX2),
+                               (VALS, VALS[:4].copy())),
+    "index_select": (lambda m, v: coo(m, v, UNC).index_select(0, m.tensor([2, 0, 2, 3])),
+                     (VALS,)),
+    "index_select_coalesced": (lambda m, v: coo(m, v).coalesce().index_select(
+        1, m.tensor([3, 1])), (VALS,)),
     "sparse_mask": (lambda m, x: (x @ x.t()).sparse_mask(coo(m, m.ones(5, dtype=m.float64),
                                                                 UNC)), (X,)),
     "sparse_mask_coalesced": (lambda m, x: (x @ x.t()).sparse_mask(
@@ -95,11 +105,13 @@ CASES = {
                 (RNG.standard_normal((3, 4)),)),
 }
 # Forward only: torch 2.13 has no gradient for these (spdiags: "derivative for aten::_spdiags
-# is not implemented"; Tensor.sum(dim) on sparse: "expand is unsupported for Sparse
-# tensors"), or a wrong one: torch.sparse.softmax/log_softmax with a negative dim fail torch's
-# own gradcheck. graphgrad's gradients there are checked by finite differences below.
+# is not implemented"; Tensor.sum(dim) on sparse: "expand is unsupported for Sparse tensors";
+# index_select: no sparse index_add_; sparse * broadcast dense: no sparse reshape), or a wrong
+# one: torch.sparse.softmax/log_softmax with a negative dim fail torch's own gradcheck.
+# graphgrad's gradients there are checked by finite differences below.
 FORWARD_ONLY = {"spdiags", "tensor_sum_dim", "log_softmax_negative_dim",
-                "softmax_negative_dim"}
+                "softmax_negative_dim", "index_select", "index_select_coalesced",
+                "mul_broadcast_column", "mul_broadcast_row"}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -215,7 +227,9 @@ W = RNG.standard_normal((4, 4))
 
 
 @pytest.mark.parametrize("name", ["mm", "softmax", "log_softmax", "softmax_neg", "sum", "add",
-                                  "relu", "coalesce", "sparse_sparse", "dense_sparse"])
+                                  "relu", "coalesce", "sparse_sparse", "dense_sparse",
+                                  "mul_broadcast", "mul_sparse", "index_select", "tensor_sum",
+                                  "spdiags"])
 def test_gradcheck_float64(name):
     w = gg.tensor(W)
 
@@ -233,6 +247,12 @@ def test_gradcheck_float64(name):
         "coalesce": lambda v, x: build(v).coalesce().values() ** 2,
         "sparse_sparse": lambda v, x: gg.sparse.mm(build(v), build(v).t()).to_dense() * w,
         "dense_sparse": lambda v, x: x.t() @ build(v),
+        "mul_broadcast": lambda v, x: (build(v) * x[:, :1]).to_dense() * w,
+        "mul_sparse": lambda v, x: (build(v) * build(v.exp())).to_dense() * w,
+        "index_select": lambda v, x: build(v).index_select(1, gg.tensor([2, 2, 0])).to_dense(),
+        "tensor_sum": lambda v, x: build(v * v).sum(1).to_dense(),
+        "spdiags": lambda v, x: gg.sparse.spdiags(x.t(), gg.tensor([0, -1, 2]), (4, 4))
+        .to_dense() * w,
     }
     v = gg.tensor(VALS, requires_grad=True)
     x = gg.tensor(X, requires_grad=True)

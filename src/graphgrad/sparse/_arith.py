@@ -90,14 +90,78 @@ def mul(self, other):
     if _scalar(other):
         return _like(self, self._svals * other)
     if isinstance(other, SparseTensor):
-        raise refuse(self, "mul of two sparse tensors")
-    if isinstance(other, Tensor) and tuple(other.shape) == self._ssize and self.is_sparse:
-        # sparse * dense keeps the sparse pattern: the dense entries at the stored positions
-        sd = self.sparse_dim()
-        lin = linear_index(self._sidx, self._ssize[:sd])
-        flat = (int(np.prod(self._ssize[:sd], dtype=np.int64)),) + self._ssize[sd:]
-        return _like(self, self._svals * _ops.gather(lin, other, flat))
-    raise refuse(self, "mul with a tensor of another shape")
+        return _mul_sparse(self, other)
+    if isinstance(other, Tensor) and self.is_sparse and not self.dense_dim():
+        return _like(self, self._svals * _at_entries(self, other))
+    raise refuse(self, "mul with this operand")
+
+
+def _at_entries(s, d):
+    """Dense ``d`` (broadcast to ``s``'s shape) read at ``s``'s stored positions: sparse *
+    dense keeps the sparse pattern."""
+    n = len(s._ssize)
+    if d.ndim > n or any(a != 1 and a != b for a, b in zip(d.shape[::-1], s._ssize[::-1])):
+        raise RuntimeError(f"mul: the dense operand of shape {list(d.shape)} does not broadcast "
+                           f"to the sparse tensor's size {list(s._ssize)}")
+    if tuple(d.shape) == s._ssize:
+        lin = linear_index(s._sidx, s._ssize)
+        return _ops.gather(lin, d, (int(np.prod(s._ssize, dtype=np.int64)),))
+    if d.ndim < n:
+        d = d.reshape((1,) * (n - d.ndim) + tuple(d.shape))
+    sizes = tuple(d.shape)
+    lin = linear_index(np.stack([s._sidx[k] if sizes[k] != 1 else np.zeros_like(s._sidx[k])
+                                 for k in range(n)]), sizes)
+    return _ops.gather(lin, d, (int(np.prod(sizes, dtype=np.int64)),))
+
+
+def _mul_sparse(a, b):
+    """sparse * sparse: the product at the positions both store (both coalesced first)."""
+    if a._ssize != b._ssize or not (a.is_sparse and b.is_sparse):
+        raise RuntimeError(f"mul: expected sparse operands of the same size, got "
+                           f"{list(a._ssize)} and {list(b._ssize)}")
+    if a.sparse_dim() != b.sparse_dim():
+        raise refuse(a, "mul of sparse tensors with different sparse_dim")
+    check_tracing()
+    both = a._scoal and b._scoal
+    a, b = coalesce(a), coalesce(b)
+    sd = a.sparse_dim()
+    la, lb = linear_index(a._sidx, a._ssize[:sd]), linear_index(b._sidx, b._ssize[:sd])
+    _, ia, ib = np.intersect1d(la, lb, assume_unique=True, return_indices=True)
+    va = _ops.gather(ia, a._svals, (a._nnz(),) + tuple(a._svals.shape[1:]))
+    vb = _ops.gather(ib, b._svals, (b._nnz(),) + tuple(b._svals.shape[1:]))
+    return make_coo(np.ascontiguousarray(a._sidx[:, ia]), va * vb, a._ssize, both)
+
+
+def index_select(self, dim, index):
+    """The slices ``index`` along sparse dim ``dim`` (repeats allowed), in ``index``'s order."""
+    if not self.is_sparse:
+        raise refuse(self, "index_select of a CSR tensor")
+    dim = wrap_dim(dim, self.ndim)
+    if dim >= self.sparse_dim():
+        raise refuse(self, "index_select along a dense dim")
+    check_tracing()
+    want = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if want.ndim > 1 or want.dtype.kind not in "iu":
+        raise IndexError("index_select(): Index is supposed to be a vector of integers")
+    want = want.astype(np.int64).reshape(-1)
+    size = self._ssize[dim]
+    if want.size and (want.min() < -size or want.max() >= size):
+        raise IndexError(f"index_select(): index out of range for dim {dim} of size {size}")
+    want = np.where(want < 0, want + size, want)
+    keys = self._sidx[dim]
+    order = np.argsort(keys, kind="stable")
+    lo = np.searchsorted(keys[order], want, "left")
+    counts = np.searchsorted(keys[order], want, "right") - lo
+    total = int(counts.sum())
+    starts = np.repeat(lo - (np.cumsum(counts) - counts), counts)
+    pick = order[starts + np.arange(total, dtype=np.int64)]
+    idx = self._sidx[:, pick].copy()
+    idx[dim] = np.repeat(np.arange(want.size, dtype=np.int64), counts)
+    vals = _ops.gather(pick, self._svals, (self._nnz(),) + tuple(self._svals.shape[1:]),
+                       node="IndexSelectBackward0")
+    size = list(self._ssize)
+    size[dim] = want.size
+    return make_coo(idx, vals, size, False)
 
 
 def div(self, other, *, rounding_mode=None):
@@ -219,6 +283,7 @@ def install():
     for name in _ZERO_PRESERVING:
         setattr(T, name, _unary(name))
     T.t, T.transpose = t, transpose
+    T.index_select = index_select
     T.sum = tensor_sum
     T.to_dense, T.to_sparse, T.to_sparse_csr, T.coalesce = to_dense, to_sparse, to_sparse_csr, \
         coalesce
