@@ -375,3 +375,31 @@ def test_build_on_a_tensor_is_refused():
     buf = saved_by_torch({"p": ParameterWithSlots()}, True)
     with pytest.raises(pickle.UnpicklingError, match="can only build OrderedDict"):
         graphgrad.load(buf)
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda nn: nn.LSTM(3, 4, num_layers=2, bidirectional=True), (5, 2, 3)),
+    (lambda nn: nn.GRU(3, 4, batch_first=True), (2, 5, 3)),
+    (lambda nn: nn.MultiheadAttention(4, 2), (5, 2, 4)),
+])
+def test_whole_recurrent_and_attention_modules_cross_both_ways(make, shape):
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+
+    def run(module, lib):
+        xs = [lib.from_numpy(x)] * (3 if isinstance(module, (torch.nn.MultiheadAttention,
+                                                             graphgrad.nn.MultiheadAttention))
+                                    else 1)
+        return module(*xs)[0].detach().numpy()
+
+    ours = make(graphgrad.nn)
+    buf = io.BytesIO()
+    graphgrad.save(ours, buf)
+    buf.seek(0)
+    theirs = torch.load(buf, weights_only=False)
+    assert type(theirs).__module__.startswith("torch.nn.modules")
+    np.testing.assert_allclose(run(theirs, torch), run(ours, graphgrad), rtol=1e-5, atol=1e-6)
+    torch.manual_seed(0)
+    theirs = make(torch.nn)
+    back = graphgrad.load(saved_by_torch(theirs, True), weights_only=False)
+    assert type(back).__module__.startswith("graphgrad.nn.modules")
+    np.testing.assert_allclose(run(back, graphgrad), run(theirs, torch), rtol=1e-5, atol=1e-6)

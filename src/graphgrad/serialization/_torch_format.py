@@ -20,6 +20,7 @@ storage when saved share memory again.
 from __future__ import annotations
 
 import collections
+import copyreg
 import io
 import os
 import pickle
@@ -358,6 +359,9 @@ class TorchPickler(pickle._Pickler):
 
     def __init__(self, file, protocol: int, storages: _Storages, legacy: bool) -> None:
         super().__init__(file, protocol)
+        from ..nn.modules.rnn import RNNBase
+
+        self._rnn_base = RNNBase
         self.storages = storages
         self.legacy = legacy
         _rebuild.init_save_names()
@@ -378,11 +382,21 @@ class TorchPickler(pickle._Pickler):
             return _rebuild._size, (tuple(obj),)
         if t is _device_cls:
             return _rebuild._device, (str(obj),)
+        if isinstance(obj, self._rnn_base):
+            return self._rnn(obj)
         if t is _rebuild.StorageType or t is _rebuild.MissingDtype:
             return obj.__name__ if t is _rebuild.StorageType else obj.name
         if t is _dtype_cls:
             return str(obj).removeprefix("torch.")  # saved as a global: torch.float32
         return NotImplemented
+
+    @staticmethod
+    def _rnn(module):
+        # torch's RNNBase.__setstate__ reads _flat_weights, which graphgrad does not keep
+        state = dict(module.__dict__)
+        names = state.get("_flat_weights_names", [])
+        state.setdefault("_flat_weights", [getattr(module, n, None) for n in names])
+        return copyreg.__newobj__, (type(module),), state
 
     def _tensor(self, t: Tensor):
         from ..nn.parameter import Parameter
