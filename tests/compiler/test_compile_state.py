@@ -22,8 +22,13 @@ def eager(fn):
     return fn
 
 
+CREATED: list = []  # the CompiledFunctions a compiled run made
+
+
 def compiled(fn):
-    return gg.compile(fn)
+    cf = gg.compile(fn)
+    CREATED.append(getattr(cf, "_compiled", cf))
+    return cf
 
 
 def _np(out):
@@ -102,7 +107,8 @@ def p_closure_tensor(wrap):
     f = wrap(f)
     outs = []
     for i in range(N):
-        w = gg.full((4,), float(i))  # noqa: F841 - a rebound closure tensor
+        if i in (2, 4):
+            w = gg.full((4,), float(i))  # noqa: F841 - a rebound closure tensor
         outs.append(_np(f(_x())))
     return outs
 
@@ -135,7 +141,7 @@ class Temp(nn.Module):
 def p_module_float_attr(wrap):
     gg.manual_seed(0)
     m = Temp()
-    f = wrap(m) if wrap is eager else gg.compile(m)
+    f = wrap(m)
     outs = []
     for i in range(N):
         m.temperature = [1.0, 1.0, 0.5, 2.0, 2.0][i]
@@ -148,7 +154,7 @@ def p_dropout_p(wrap):
     m = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.0))
     gg.manual_seed(0)
     m = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.0))
-    f = m if wrap is eager else gg.compile(m)
+    f = wrap(m)
     outs = []
     for i in range(N):
         m[1].p = [0.0, 0.0, 1.0, 1.0, 0.0][i]
@@ -173,7 +179,7 @@ def p_leaky_slope(wrap):
 def p_train_eval(wrap):
     gg.manual_seed(0)
     m = nn.Sequential(nn.Linear(4, 4), nn.Dropout(1.0))
-    f = m if wrap is eager else gg.compile(m)
+    f = wrap(m)
     outs = []
     for i in range(N):
         m.train(i % 2 == 0)
@@ -338,7 +344,7 @@ class Counting(nn.Module):
 
 def p_self_counter(wrap):
     m = Counting()
-    f = m if wrap is eager else gg.compile(m)
+    f = wrap(m)
     outs = [_np(f(_x())) for _ in range(N)]
     return outs + [m.calls]
 
@@ -367,20 +373,83 @@ def p_local_containers_are_fine(wrap):
     return [_np(f(_x())) for _ in range(N)]
 
 
-PROGRAMS = [p_global_float, p_global_flag, p_closure_float, p_closure_tensor, p_global_tensor,
+def p_dict_get_and_len(wrap):
+    CFG.clear()
+    CFG["scale"] = 1.0
+    SCALES[:] = [1.0, 2.0]
+
+    def f(x):
+        y = x * CFG.get("scale", 0.5) * len(SCALES)
+        return y + 1 if "shift" in CFG else y
+    f = wrap(f)
+    outs = []
+    for i in range(N):
+        if i == 1:
+            CFG["scale"] = 3.0
+        if i == 2:
+            SCALES.append(0.0)
+        if i == 3:
+            CFG["shift"] = True
+        outs.append(_np(f(_x())))
+    return outs
+
+
+G_SEQ = None
+
+
+def p_module_structure_through_global(wrap):
+    global G_SEQ
+    gg.manual_seed(0)
+    G_SEQ = nn.Sequential(nn.Linear(4, 4), nn.Tanh())
+    f = wrap(lambda x: G_SEQ(x).sum(0))
+    outs = []
+    for i in range(N):
+        if i == 2:
+            G_SEQ.append(nn.Sigmoid())
+        if i == 3:
+            G_SEQ[0] = nn.Linear(4, 4)
+        with gg.no_grad():
+            outs.append(_np(f(_x())))
+    return outs
+
+
+def p_manual_seed_inside(wrap):
+    def f(x):
+        gg.manual_seed(3)
+        return x + gg.rand(3, 4)
+    f = wrap(f)
+    outs = []
+    for i in range(N):
+        gg.manual_seed(i)
+        outs.append(_np(f(_x())) + _np(gg.rand(1)).sum())
+    return outs
+
+
+PROGRAMS = [p_dict_get_and_len, p_module_structure_through_global, p_manual_seed_inside,
+            p_global_float, p_global_flag, p_closure_float, p_closure_tensor, p_global_tensor,
             p_module_float_attr, p_dropout_p, p_leaky_slope, p_train_eval,
             p_parameter_rebound_through_global, p_dict_item, p_object_attr, p_list_iterated,
             p_enum_and_str, p_nested_compiled, p_list_append, p_global_counter,
             p_nonlocal_counter, p_self_counter, p_dict_store, p_local_containers_are_fine]
 
 
+EFFECTS = {p_list_append, p_global_counter, p_nonlocal_counter, p_self_counter, p_dict_store,
+           p_manual_seed_inside}
+
+
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__[2:])
 def test_program_matches_eager(program):
     want = program(eager)
+    CREATED.clear()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         got = program(compiled)
     _same(want, got)
+    variants = [v for cf in CREATED for v in cf.variants]
+    if program in EFFECTS:  # a graph break: every call ran the Python function
+        assert variants and all(v.runner is None for v in variants)
+    else:  # the guards let replays run where the state had not changed
+        assert any(v.runner is not None and v.calls for v in variants)
 
 
 def test_changed_global_recaptures_naming_the_guard_and_line():

@@ -154,6 +154,14 @@ def static_attr(obj, name):
     return _UNKNOWN
 
 
+def _module_sig(m):
+    """What the call key guards for a compiled module, for a module reached otherwise (a
+    global, a closure): every submodule's identity and train flag, parameter and buffer
+    identities."""
+    return (tuple((id(s), s.training) for s in m.modules()),
+            tuple(id(p) for p in m.parameters()), tuple(id(b) for b in m.buffers()))
+
+
 def _runs_python(obj, name) -> bool:
     """Whether ``getattr(obj, name)`` would run Python code (a property, a Python
     ``__getattribute__``/``__getattr__``): that code runs in a traced frame, whose own reads
@@ -196,6 +204,8 @@ def _contents(container):
         return tuple(container)
     if type(container) is dict:
         return tuple(container.items())
+    if type(container) is set:
+        return tuple(sorted(map(id, container)))
     return _UNKNOWN
 
 
@@ -226,6 +236,8 @@ class _Guard:
             return c_attr(b, n)
         if k == "item":
             return _item(b, n)
+        if k == "module":
+            return _module_sig(b)
         return _contents(b)
 
     def holds(self, cur=_MISSING):
@@ -236,10 +248,14 @@ class _Guard:
         if self.kind == "contents":
             return (cur is not _UNKNOWN and len(cur) == len(self.value)
                     and all(_same(a, b) for a, b in zip(cur, self.value)))
+        if self.kind == "module":
+            return cur == self.value
         return cur is self.value
 
     def describe(self):
         v = self.value
+        if self.kind == "module":
+            return f"{self.text}: submodules, train/eval flags and parameters unchanged"
         if self.kind == "contents":
             return f"contents of {self.text} ({len(v)} entries) unchanged"
         if self.by_value:
@@ -250,6 +266,8 @@ class _Guard:
         cur = self.current()
         if cur is _MISSING:
             now = "is gone"
+        elif self.kind == "module":
+            now = "changed (a submodule, train/eval flag or parameter)"
         elif self.by_value or self.kind == "contents":
             now = f"changed from {_short(self.value)} to {_short(cur)}"
         else:
@@ -363,6 +381,18 @@ def _effectful_values():
         f = getattr(_pyrandom, name)
         if isinstance(f, types.MethodType) and f.__self__ is _pyrandom._inst:
             vals[id(f)] = f"random.{name}() (Python's global generator)"
+    import graphgrad as _gg
+
+    for name in ("manual_seed", "seed", "set_rng_state", "set_default_dtype",
+                 "set_default_device", "set_default_tensor_type", "use_deterministic_algorithms",
+                 "set_printoptions", "set_num_threads"):
+        f = getattr(_gg, name, None)
+        if f is not None:
+            vals[id(f)] = f"graphgrad.{name}() (process-wide state)"
+    for name in ("manual_seed", "seed", "set_state"):
+        f = getattr(getattr(_gg, "Generator", None), name, None)
+        if f is not None:
+            vals[id(f)] = f"Generator.{name}()"
     rs = getattr(np.random, "mtrand", None)
     rs = getattr(rs, "_rand", None)
     for name in dir(np.random):
@@ -425,6 +455,7 @@ class StateTrace:
         self._unknown_mut: str | None = None
         self._frames: dict = {}  # id(frame) -> [frame, stack] for traced frames
         self._closures: dict = {}  # code -> {free var name: cell}
+        self._tree_roots: list = []  # modules reached otherwise: structure guarded at the end
         self._keyed = set()  # ids of modules whose train flags/parameters the call key guards
         for m in modules:
             for sub in m.modules():
@@ -468,8 +499,13 @@ class StateTrace:
         if isinstance(d, dict):
             self._snap_attrs[i] = (obj, dict(d))
         if isinstance(obj, self._Module):
+            if i not in self._keyed and not self._on_tree(obj):
+                self._tree_roots.append(obj)
             for sub in obj.modules():
                 self._live(sub, depth)
+
+    def _on_tree(self, m):
+        return any(m is s for r in self._tree_roots for s in r.modules())
 
     def _register(self, fn):
         cells = fn.__closure__
@@ -480,27 +516,96 @@ class StateTrace:
 
     # -- tracing --------------------------------------------------------------------------
     def __enter__(self):
-        self._prev = sys.gettrace()
         self._on = True
-        sys.settrace(self._call)
+        mon = getattr(sys, "monitoring", None)
+        tool = None
+        if mon is not None:  # 3.12+: settrace's opcode events miss a code's first traced run
+            tool = next((t for t in (4, 3, 2) if mon.get_tool(t) is None), None)
+        if tool is None:
+            self._prev = sys.gettrace()
+            sys.settrace(self._call)
+            return self
+        self._tool, self._codes = tool, set()
+        ev = mon.events
+        mon.use_tool_id(tool, "graphgrad.compile")
+        mon.register_callback(tool, ev.PY_START, self._m_start)
+        mon.register_callback(tool, ev.PY_RESUME, self._m_start)
+        mon.register_callback(tool, ev.PY_RETURN, self._m_end)
+        mon.register_callback(tool, ev.PY_YIELD, self._m_end)
+        mon.register_callback(tool, ev.EXCEPTION_HANDLED, self._m_handled)
+        mon.register_callback(tool, ev.INSTRUCTION, self._m_instruction)
+        mon.set_events(tool, ev.PY_START | ev.PY_RESUME | ev.EXCEPTION_HANDLED)
         return self
 
-    def __exit__(self, *exc):
-        sys.settrace(self._prev)
+    def _stop(self):
+        if not self._on:
+            return
         self._on = False
+        tool = getattr(self, "_tool", None)
+        if tool is None:
+            sys.settrace(self._prev)
+            return
+        mon = sys.monitoring
+        mon.set_events(tool, 0)
+        for code in self._codes:
+            mon.set_local_events(tool, code, 0)
+        for e in (mon.events.PY_START, mon.events.PY_RESUME, mon.events.PY_RETURN,
+                  mon.events.PY_YIELD, mon.events.EXCEPTION_HANDLED, mon.events.INSTRUCTION):
+            mon.register_callback(tool, e, None)
+        mon.free_tool_id(tool)
+
+    def __exit__(self, *exc):
+        self._stop()
         self._frames.clear()
         self._finish()
         return False
 
+    # -- sys.monitoring (3.12+) -----------------------------------------------------------
+    def _m_start(self, code, offset):
+        kind = _frame_kind(code)
+        if kind is None or _dispatch._tracer is None:
+            return None  # see _call
+        if code not in self._codes:
+            ev = sys.monitoring.events
+            sys.monitoring.set_local_events(self._tool, code, ev.INSTRUCTION | ev.PY_RETURN
+                                            | ev.PY_YIELD)
+            self._codes.add(code)
+        self._frames[id(sys._getframe(1))] = [None, [], kind]
+        return None
+
+    def _m_end(self, code, offset, value):
+        self._frames.pop(id(sys._getframe(1)), None)
+
+    def _m_handled(self, code, offset, exc):
+        st = self._frames.get(id(sys._getframe(1)))
+        if st is not None:
+            st[1] = []
+
+    def _m_instruction(self, code, offset):
+        frame = sys._getframe(1)
+        st = self._frames.get(id(frame))
+        if st is None or not self._on:
+            return None
+        try:
+            self._step(frame, st)
+        except GraphBreak:
+            raise
+        except Exception as err:  # noqa: BLE001 - never let the analysis break user code
+            self.errors.append(f"{type(err).__name__}: {err} at {_site(frame)}")
+            st[1] = []
+        return None
+
+    # -- sys.settrace (3.10, 3.11) ---------------------------------------------------------
     def _call(self, frame, event, arg):
         kind = _frame_kind(frame.f_code)
         if kind is None or _dispatch._tracer is None:
             # Not user code, or the recorder is paused: an opaque call (an optimizer step and
             # its hooks) runs for real on every replay, so its effects are not dropped.
             return None
+        frame.f_trace = self._local  # before f_trace_opcodes: 3.12 instruments on that set
         frame.f_trace_opcodes = True
         frame.f_trace_lines = False
-        self._frames[id(frame)] = [frame, [], kind]
+        self._frames[id(frame)] = [None, [], kind]
         return self._local
 
     def _local(self, frame, event, arg):
@@ -508,7 +613,10 @@ class StateTrace:
         if st is None:
             return None
         if event != "opcode":
-            st[1] = []  # an exception unwinds, a generator resumes: the stack is unknown
+            if event == "return":
+                del self._frames[id(frame)]  # (a resumed generator is a new 'call')
+            else:
+                st[1] = []  # an exception unwinds: the stack is unknown
             return self._local
         try:
             self._step(frame, st)
@@ -523,7 +631,7 @@ class StateTrace:
         err = GraphBreak(f"Python side effect: {what}", _site(frame))
         self.effects.append(err)
         if self.fullgraph:
-            sys.settrace(self._prev)
+            self._stop()
             raise err
 
     def _guard(self, kind, base, name, value, frame, text):
@@ -569,7 +677,17 @@ class StateTrace:
         if op == "BINARY_SUBSCR":
             key = stack.pop() if stack else _U
             base = stack.pop() if stack else _U
-            stack.append(self._subscr(frame, base, key))
+            got = self._subscr(frame, base, key)
+            if got is None:
+                self._whole(frame, base)
+            stack.append(got)
+            return
+        if op.startswith("CALL") or op == "CONTAINS_OP":
+            # A container that outlives the call handed to code (len(), dict.get, sum, `in`):
+            # its shallow contents are guarded.
+            for e in stack:
+                self._whole(frame, e)
+            self._generic(ins, stack)
             return
         if op == "GET_ITER":
             base = stack.pop() if stack else _U
@@ -753,6 +871,11 @@ class StateTrace:
         self._check_callable(frame, v)
         if base.lives:
             self._live(v)
+        if n == 2 and ins.opname == "LOAD_METHOD" or (n == 2 and ins.arg is not None
+                                                     and ins.arg & 1):
+            stack[-1] = _Entry(v, base.lives)  # the method ...
+            stack.append(base)  # ... and its self, as the interpreter pushes them
+            return
         stack.append(_Entry(v, base.lives))
 
     def _lib_attr(self, frame, ins, stack):
@@ -771,6 +894,12 @@ class StateTrace:
             return
         if _by_value(v) or isinstance(v, enum.Enum) or (isinstance(v, Tensor) and not keyed):
             self._guard("attr", obj, name, v, frame, f"{_tname(obj)}.{name}")
+
+    def _whole(self, frame, e):
+        if e is _U or not e.lives or type(e.value) not in (list, dict, set):
+            return
+        c = e.value
+        self._guard("contents", c, None, _contents(c), frame, f"the {type(c).__name__} read")
 
     def _subscr(self, frame, base, key):
         if base is _U or key is _U or not base.lives or not _by_value(key.value):
@@ -829,6 +958,17 @@ class StateTrace:
         if self.errors:
             self.effects.append(GraphBreak("graphgrad.compile could not follow the Python "
                                            f"state read by the call ({self.errors[0]})"))
+        for root in self._tree_roots:
+            self._guards[("module", id(root), None)] = _Guard(
+                "module", root, None, _module_sig(root), "the capture call",
+                f"module {_tname(root)} (reached through a global, closure or argument)")
+        for g in self._guards.values():
+            # A value the call itself changed after reading it (graphgrad code did: the user's
+            # own stores are breaks above) would fail its guard on every later call.
+            if not g.holds():
+                self.effects.append(GraphBreak("Python state read by the call changed during "
+                                               f"it: {g.failure()}"))
+                break
 
     def guards(self) -> PyGuards | None:
         gs = list(self._guards.values())
