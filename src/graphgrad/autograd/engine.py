@@ -485,6 +485,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     """
     tensors = _as_tuple(tensors)
     _cuts.note_backward(tensors)  # why_no_grad's default loss (autograd/cuts.py)
+    _retention.on_backward_call()  # a step boundary when no optimizer marks one
     grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
     if retain_graph is None:
         retain_graph = create_graph

@@ -44,11 +44,47 @@ class _Detector:
 
     def reset(self):
         self.old = set()  # steps before the previous one that still have live nodes
+        self.reported = set()  # old steps already covered by a report (not counted again)
         self.grew = 0
         self.last_count = 0
+        self.patience = PATIENCE
         self.watching = None  # previous explicit site-capture setting while watching
-        self.warned = False
+        self.warned = set()  # the leaks reported: one warning per leaking line
         self.retained = {}  # id(root) -> [weakref(root), last backward step, site, warned]
+        # Implicit step boundaries (Note [Implicit steps]): the step count at the last
+        # backward() and at the last DataLoader batch, whether a backward ran since that batch,
+        # and the steps that batches marked in a loop that never called backward().
+        self.at_backward = None
+        self.at_batch = None
+        self.backward_since_batch = False
+        self.batch_steps = set()
+
+    # -- implicit step boundaries --------------------------------------------------------
+    # Note [Implicit steps]: optimizer.step() marks the training step. A loop without an
+    # optimizer (a hand-written SGD update) or without backward (an evaluation loop) never
+    # does, so every graph it makes has the same step and none looks old. A backward() with
+    # no step since the previous backward(), or a DataLoader batch with neither a step nor a
+    # backward() since the previous batch, marks one. Loops with an optimizer are unchanged.
+    def on_backward_call(self):
+        if not self.enabled:
+            return
+        count = _step._count
+        if count == self.at_backward:
+            _step.advance_step()
+            count = _step._count
+        self.at_backward = count
+        self.backward_since_batch = True
+
+    def on_batch(self):
+        if not self.enabled:
+            return
+        count = _step._count
+        if count == self.at_batch and not self.backward_since_batch:
+            _step.advance_step()
+            count = _step._count
+            self.batch_steps.add(count)
+        self.at_batch = count
+        self.backward_since_batch = False
 
     # -- step boundary -------------------------------------------------------------------
     def on_step(self, step):
@@ -56,11 +92,9 @@ class _Detector:
             return
         if self.retained:
             self._check_retained(step)
-        if self.warned:
-            return
         live = _step.live_nodes
         newly_old = step - 2  # the previous step's graph may legitimately live one more step
-        if newly_old >= 0 and live[newly_old] > 0:
+        if newly_old >= 0 and live[newly_old] > 0 and newly_old not in self.reported:
             self.old.add(newly_old)
         self.old = {s for s in self.old if live[s] > 0}
         count = len(self.old)
@@ -68,7 +102,7 @@ class _Detector:
         self.last_count = count
         if self.watching is not None:
             self._report(step)
-        elif self.grew >= PATIENCE:
+        elif self.grew >= self.patience:
             # one more step with sites on, so the report can name the line
             self.watching = sites.state.explicit
             sites.set_capture_sites(True)
@@ -82,15 +116,29 @@ class _Detector:
         if len(self.old) < PATIENCE:
             self.grew = 0
             return
-        self.warned = True
         old = self.old
+        # the steps reported now are not counted again: a later leak must grow on its own
+        self.reported |= old
+        self.old = set()
+        self.grew = self.last_count = 0
         nodes = live_nodes()
-        graphs = [g for g in live_graphs(nodes) if any(
+        every = live_graphs(nodes)
+        graphs = [g for g in every if any(
             getattr(n, "_step", step) in old for n in _members(g.root))]
         if not graphs:
             return
-        warnings.warn(_message(graphs, old, step), GraphRetentionWarning,
-                      stacklevel=sites.user_stacklevel())
+        # the newest graph made while sites were on: the line a container's tensors come from
+        # when the container's own newest entry was added before sites were turned on
+        with_site = [g for g in every if g.site is not None]
+        latest = max(with_site, key=lambda g: g.root._seq).site if with_site else None
+        message, key = _message(graphs, old, step, eval_loop=bool(old & self.batch_steps),
+                                latest=latest)
+        if key in self.warned:
+            # the same leak again: wait longer before the next look (it costs a step of sites)
+            self.patience = min(self.patience * 2, 64)
+            return
+        self.warned.add(key)
+        warnings.warn(message, GraphRetentionWarning, stacklevel=sites.user_stacklevel())
 
     # -- retain_graph=True ----------------------------------------------------------------
     def on_backward(self, roots, retain_graph, site):
@@ -143,9 +191,10 @@ def _members(root):
     return out
 
 
-def _holders(root):
+def _holders(root, containers=None):
     """Names of what keeps the root's tensor alive, found in the running user frames:
-    ``'total' in train()``, ``the list 'losses' in train()``."""
+    ``'total' in train()``, ``the list 'losses' in train()``; the containers found are
+    appended to ``containers``."""
     from .._tensor import Tensor
 
     targets = [r for r in gc.get_referrers(root) if isinstance(r, Tensor)]
@@ -159,6 +208,8 @@ def _holders(root):
                 kind = _holds(v, targets)
                 if kind is not None:
                     names.append(f"{kind}'{k}' in {where}")
+                    if kind and containers is not None:
+                        containers.append(v)
             if f.f_code.co_flags & inspect.CO_OPTIMIZED:
                 # NOTE: a function frame's f_locals is a snapshot dict kept on the frame; left
                 # filled it would pin every local (this step's graph, its batch) until the
@@ -182,24 +233,56 @@ def _holds(value, targets, limit=100_000):
     return None
 
 
-def _message(graphs, old, step):
+def _newest_site(container):
+    """The line that made the newest tensor with history in ``container`` (its graph was made
+    while sites were on, the step before the report)."""
+    from .._tensor import Tensor
+
+    values = container.values() if isinstance(container, dict) else container
+    best = None
+    for v in values:
+        fn = v.grad_fn if isinstance(v, Tensor) else None
+        site = getattr(fn, "_site", None)
+        if site is not None and (best is None or fn._seq > best[0]):
+            best = (fn._seq, site)
+    return None if best is None else best[1]
+
+
+def _message(graphs, old, step, eval_loop=False, latest=None):
+    """The warning text, and the key of the leak it reports (its line, else its holders)."""
     span = max(g.steps for g in graphs)
     nodes = sum(g.nodes for g in graphs)
     saved = sum(g.saved_bytes for g in graphs)
     node_mem = sum(g.node_bytes for g in graphs)
     newest = max(graphs, key=lambda g: getattr(g.root, "_seq", 0))
-    holders = sorted(set(_holders(newest.root)))
+    containers = []
+    holders = sorted(set(_holders(newest.root, containers)))
+    site = newest.site
+    made = None
+    if containers:
+        made = next((s for s in map(_newest_site, containers) if s is not None), latest)
     lines = [f"graphgrad: graphs from {len(old)} earlier training steps are still alive and "
              f"their number grows every step ({len(graphs)} graph(s), {nodes} nodes spanning "
              f"up to {span} steps; {_fmt(saved)} of saved tensors and {_fmt(node_mem)} of graph "
              f"nodes held)."]
-    if newest.site is not None:
-        lines.append(f"  kept alive by: {newest.site.short()}")
+    if site is not None:
+        lines.append(f"  kept alive by: {site.short()}")
     if holders:
         lines.append(f"  held by: {', '.join(holders)}")
+    if made is not None and (site is None or (made.filename, made.lineno) !=
+                             (site.filename, site.lineno)):
+        lines.append(f"  the tensors it holds were made at: {made.short()}")
+    if eval_loop:
+        lines.append("  this loop runs no backward(): if it is an evaluation loop, wrap it in "
+                     "`with torch.no_grad():` so it records no graph at all.")
     lines.append("  fix: log loss.item() (a Python number) instead of the tensor, or store "
                  "tensor.detach(); a tensor with history keeps every graph it came from.")
-    return "\n".join(lines)
+    # one warning per leak: keyed by what holds it (stable from one report to the next),
+    # else by its line
+    where = site or made
+    key = tuple(holders) if holders else (
+        (where.filename, where.lineno) if where is not None else None)
+    return "\n".join(lines), key
 
 
 detector = _Detector()

@@ -12,6 +12,7 @@ import math
 import queue
 import time
 
+from ...diagnostics.retention import detector as _retention
 from ...ops.random import randint
 from . import worker as _worker
 from .collate import default_collate, default_convert
@@ -238,6 +239,7 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
                                                self._drop_last)
 
     def __next__(self):
+        _retention.on_batch()  # a step boundary for loops without an optimizer
         index = self._next_index()  # StopIteration ends the pass
         return self._fetcher.fetch(index)  # so does an exhausted IterableDataset
 
@@ -311,6 +313,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._send_idx += 1
 
     def __next__(self):
+        _retention.on_batch()  # a step boundary for loops without an optimizer
         while True:
             # Skip tasks given to workers whose iterable stream has since ended.
             while self._rcvd_idx < self._send_idx:
