@@ -176,8 +176,13 @@ def _index_select_errors():
     yield ErrorInput(SampleInput(x, (2, _idx(0))), IndexError, "dim")
     yield ErrorInput(SampleInput(x, (1, _idx([0, 1]))), IndexError, "2d_index")
     yield ErrorInput(SampleInput(x, (1, np.array([1.0]))), RuntimeError, "float_index")
+    # torch's type depends on its kernel: RuntimeError along dim 1, IndexError elsewhere
     yield ErrorInput(SampleInput(x, (1, _idx(4))), RuntimeError, "out_of_range")
     yield ErrorInput(SampleInput(x, (1, _idx(-1))), RuntimeError, "negative")
+    yield ErrorInput(SampleInput(x, (0, _idx(3))), IndexError, "out_of_range_dim0")
+    yield ErrorInput(SampleInput(np.ones(3), (0, _idx(-1))), IndexError, "negative_1d")
+    yield ErrorInput(SampleInput(np.ones((2, 3, 4)), (2, _idx(4))), IndexError,
+                     "out_of_range_dim2")
     yield ErrorInput(SampleInput(np.ones(()), (0, _idx(0, 0))), RuntimeError, "0d_two_values")
 
 
@@ -208,6 +213,11 @@ def _index_add_errors():
     yield ErrorInput(SampleInput(x, (0, _idx(5, 0), np.ones((2, 4)))), RuntimeError,
                      "out_of_range")
     yield ErrorInput(SampleInput(x, (0, _idx(-1, 0), np.ones((2, 4)))), RuntimeError, "negative")
+    # torch's type depends on its kernel: IndexError for 1-d and inner dims
+    yield ErrorInput(SampleInput(np.ones(3), (0, _idx(3), np.ones(1))), IndexError,
+                     "out_of_range_1d")
+    yield ErrorInput(SampleInput(np.ones((2, 3, 4)), (1, _idx(-4), np.ones((2, 1, 4)))),
+                     IndexError, "negative_inner_dim")
     yield ErrorInput(SampleInput(x, (0, i, np.ones((2, 4), F32))), RuntimeError, "src_dtype")
     yield ErrorInput(SampleInput(x, (0, _idx([0]), np.ones((1, 4)))), IndexError, "2d_index")
     yield ErrorInput(SampleInput(x, (0, np.zeros(1), np.ones((1, 4)))), RuntimeError,

@@ -34,6 +34,7 @@ def softmax_samples(dtype, rng):
 def _errors():
     yield ErrorInput(SampleInput(np.ones((2, 3)), (2,)), IndexError, "dim")
     yield ErrorInput(SampleInput(np.ones(3, dtype=np.int64), (0,)), RuntimeError, "int")
+    yield ErrorInput(SampleInput(np.ones((2, 3)), (1.0,)), TypeError, "float_dim")
 
 
 def nn_ops() -> list[OpInfo]:

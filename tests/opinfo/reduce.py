@@ -273,13 +273,25 @@ def binary_max_samples(dtype, rng):
     yield from binary_samples(tensor_only=True, ties=True)(dtype, rng)
 
 
+def _float_dim(errors):
+    """``errors`` plus a float dim (``x.sum(1.0)``): torch's argument parser's TypeError."""
+    def gen():
+        yield from errors()
+        yield ErrorInput(SampleInput(np.ones((2, 3)), (1.0,)), TypeError, "float_dim")
+        yield ErrorInput(SampleInput(np.ones((2, 3)), kwargs=dict(dim="a")), TypeError,
+                         "str_dim")
+
+    return gen
+
+
 def reduce_ops() -> list[OpInfo]:
     ops = []
     ops += fn_and_method("sum", sum_samples, dtypes=ALL, mixed=int32_reduce_mixed,
-                         errors=_dim_errors())
-    ops += fn_and_method("mean", reduce_samples(), dtypes=FLOAT, errors=_float_only_errors())
+                         errors=_float_dim(_dim_errors()))
+    ops += fn_and_method("mean", reduce_samples(), dtypes=FLOAT,
+                         errors=_float_dim(_float_only_errors()))
     ops += fn_and_method("prod", prod_samples, dtypes=FLOAT_INT + (B,), mixed=int32_reduce_mixed,
-                         errors=_dim_errors())
+                         errors=_float_dim(_dim_errors()))
     for name in ("max", "min"):
         ops += fn_and_method(name, maxmin_full_samples, dtypes=FLOAT_INT + (B,),
                              errors=_empty_reduce_errors())
@@ -293,16 +305,16 @@ def reduce_ops() -> list[OpInfo]:
             ops.append(o)
     for name in ("amax", "amin"):
         ops += fn_and_method(name, amax_samples, dtypes=FLOAT_INT + (B,), mixed=int32_reduce_mixed,
-                             errors=_empty_reduce_errors())
+                             errors=_float_dim(_empty_reduce_errors()))
     for name in ("argmax", "argmin"):
         ops += fn_and_method(name, arg_samples, dtypes=FLOAT_INT, supports_grad=False,
                              mixed=int32_reduce_mixed,
                              errors=_empty_reduce_errors(argmax=True))
     for name in ("var", "std"):
-        ops += fn_and_method(name, var_samples, errors=_float_only_errors())
+        ops += fn_and_method(name, var_samples, errors=_float_dim(_float_only_errors()))
     ops.append(OpInfo("Tensor.sum_to_size", lambda m: (lambda x, *a: x.sum_to_size(*a)),
                       sum_to_size_samples, dtypes=ALL, errors=_sum_to_size_errors))
-    ops += fn_and_method("logsumexp", logsumexp_samples, errors=_dim_errors())
+    ops += fn_and_method("logsumexp", logsumexp_samples, errors=_float_dim(_dim_errors()))
     ops += fn_and_method("norm", norm_samples, errors=_float_only_errors())
     for name in ("all", "any"):
         ops += fn_and_method(name, logical_reduce_samples, dtypes=ALL, supports_grad=False,

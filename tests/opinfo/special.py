@@ -33,7 +33,8 @@ SPECIAL_SETS = {
 # How many of an op's float64 samples are turned into special-value copies.
 _BASE_SAMPLES = 1
 
-# op-name pattern -> why the sweep leaves it out (checked with re.search)
+# pattern -> why the sweep leaves it out, checked with re.search against an op's name (the
+# whole op) and against "op name/sample name" (one sample)
 KNOWN_DIFFERENCES = {
     r"linalg|logdet|^det$|svd|pinv|matrix_(power|exp|rank|norm)|lstsq|eig|cholesky|^lu|qr|"
     r"slogdet|inverse|ormqr|geqrf|householder|triangular|chain_matmul|ldl":
@@ -45,9 +46,10 @@ KNOWN_DIFFERENCES = {
                                    "search and NumPy's place NaN differently",
     r"^topk\.unsorted$": "which of two tied elements (0.0 and -0.0) an unsorted topk returns "
                          "is unspecified in torch",
-    r"^nn\.functional\.(hardtanh|relu6)(_|\.inplace)": "torch's in-place hardtanh_/relu6_ "
-        "give 0 gradient at NaN while the out-of-place forms give the gradient; graphgrad "
-        "shares one rule (the out-of-place one)",
+    r"^nn\.functional\.(hardtanh|relu6)[\w.]*/(.*nan|kinks)$": "the gradient at "
+        "NaN: torch's vectorised CPU loop gives 0, its scalar loop (a tensor's last few "
+        "elements) the gradient, so torch's answer depends on the NaN's position; graphgrad "
+        "gives the gradient everywhere",
     r"max_pool[123]d|^nn\.functional\.max_pool": "max pooling over a window holding a NaN: "
         "torch returns the index of the NaN it meets last in its loop order",
     r"^rnn_layer$|^istft$|^polar$|^cdist$|^nn\.functional\.pdist$|^renorm$|renorm_|ctc_loss":
@@ -59,8 +61,50 @@ KNOWN_DIFFERENCES = {
 _KNOWN = [(re.compile(k), v) for k, v in KNOWN_DIFFERENCES.items()]
 
 
+_V = np.array([np.nan, -np.inf, np.inf, 0.0, -0.0, 1.0, -1.0, 3.0, -3.0, 6.0, 0.5, -0.5])
+
+
+def _unary_kinks(*extra):
+    """One vector holding every special value and the op's own kinks (``extra``)."""
+    def gen(dtype, rng):
+        yield SampleInput(np.concatenate([_V, np.asarray(extra, float)]).astype(dtype),
+                          name="kinks")
+    return gen
+
+
+def _pair_specials(dtype, rng):
+    """Every pair of special values, both ways round (ties, NaN on either side)."""
+    a, b = np.meshgrid(_V[:6], _V[:6])
+    yield SampleInput(a.astype(dtype), (b.astype(dtype),), name="pairs")
+
+
+def _reduce_nan(dtype, rng):
+    yield SampleInput(np.array([1.0, np.nan, 3.0], dtype), name="one_nan")
+    yield SampleInput(np.array([[np.nan, 2.0], [np.nan, np.inf]], dtype), name="two_nans")
+    yield SampleInput(np.array([-np.inf, np.inf, 0.0], dtype), name="infs")
+
+
+def _pow_specials(dtype, rng):
+    for p in (0.5, -0.5, 2.0, 3.0, -1.0, -2.0, 0.0, 1.5):
+        yield SampleInput(_V.astype(dtype), (p,), name=f"p{p}")
+
+
+# op name -> extra special samples, for ops whose OpInfo has no ``special`` of its own
+EXTRA = {
+    "max": _reduce_nan, "min": _reduce_nan, "amax": _reduce_nan, "amin": _reduce_nan,
+    "maximum": _pair_specials, "minimum": _pair_specials, "fmax": _pair_specials,
+    "atan2": _pair_specials, "hypot": _pair_specials, "max.binary": _pair_specials,
+    "pow": _pow_specials,
+    "abs": _unary_kinks(), "relu": _unary_kinks(), "sign": _unary_kinks(), "sqrt": _unary_kinks(),
+    "rsqrt": _unary_kinks(), "nn.functional.elu": _unary_kinks(),
+    "nn.functional.hardtanh": _unary_kinks(), "nn.functional.relu6": _unary_kinks(),
+    "nn.functional.hardswish": _unary_kinks(), "nn.functional.hardsigmoid": _unary_kinks(),
+    "nn.functional.leaky_relu": _unary_kinks(), "nn.functional.softplus": _unary_kinks(20.0),
+}
+
+
 def known_difference(name: str):
-    """The reason an op is left out of the sweep, or None."""
+    """The reason an op (``name``) or one sample (``op/sample``) is left out, or None."""
     for pattern, reason in _KNOWN:
         if pattern.search(name):
             return reason
@@ -105,8 +149,9 @@ def special_value_samples(op: OpInfo) -> list[SampleInput]:
         used += 1
         if used >= _BASE_SAMPLES:
             break
-    if op.special is not None:
-        for s in op.special(np.float64, rng_for(op.name, "special")):
+    extra = op.special or EXTRA.get(op.name)
+    if extra is not None:
+        for s in extra(np.float64, rng_for(op.name, "special")):
             s.gradcheck = False
             out.append(s)
     return out

@@ -100,6 +100,8 @@ def _check(op, sample):
 def test_special_values(op):
     failures = []
     for sample in special_value_samples(op):
+        if known_difference(f"{op.name}/{sample.name}"):
+            continue
         try:
             _check(op, sample)
         except AssertionError as err:

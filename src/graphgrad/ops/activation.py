@@ -210,6 +210,8 @@ def _hardtanh_fwd(xp, x, min_val, max_val):
 
 def _hardtanh_vjp(ns, g, x, min_val, max_val):
     rx = ns.raw(x)
+    # NOTE: at NaN this gives the gradient, as torch's formula and its scalar loop do; torch's
+    # vectorised loop (all but a tensor's last few elements) gives 0 there.
     return ns.where(ns.const((rx <= min_val) | (rx >= max_val)), 0.0, g)
 
 
