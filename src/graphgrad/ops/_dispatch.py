@@ -29,10 +29,10 @@ _ndarray = np.ndarray
 _asarray = np.asarray
 
 
-def _edge(t):
 _narrow = None  # ops/_narrow.py once bfloat16 is in use (set by _dtype), else None
 
 
+def _edge(t):
     """The node a gradient for tensor ``t`` flows into, or None."""
     fn = t._fn
     if fn is not None:
@@ -164,11 +164,11 @@ def _forward_error(op, inputs, err):
               if isinstance(x, Tensor)]
     if isinstance(err, np.exceptions.AxisError):
         return IndexError(f"{op.name}: Dimension out of range ({err})")
-    msg = str(err)
     if isinstance(err, MemoryError):  # torch: RuntimeError naming the bytes
         from ._alloc_error import alloc_error
 
         return alloc_error(err, f"{op.name}, input shapes {shapes}")
+    msg = str(err)
     if "broadcast" in msg:
         return RuntimeError(_broadcast_message(op, shapes))
     return RuntimeError(f"{op.name}: {msg} (input shapes: {shapes})")
@@ -214,13 +214,13 @@ def unary(op, x, params=None):
     """Applies a one-input op to tensor ``x``."""
     if _profiler is not None and not _profiler.busy:
         return _profiler.run(unary, op, (x, params))
+    if _narrow is not None and (r := _narrow.unary(op, x, params)) is not NotImplemented:
+        return r  # a bfloat16 operand: computed in float32 (Note [bfloat16])
     if x._view is not None and x._view[3] != x._vc[0]:
         _refresh_view(x)
     a = x._data
     if op.dtype_rule == "float" and a.dtype.kind not in "fc":
         a = a.astype(_default_float())
-    if _narrow is not None and (r := _narrow.unary(op, x, params)) is not NotImplemented:
-        return r  # a bfloat16 operand: computed in float32 (Note [bfloat16])
     try:
         out = op.forward(xp, a, **params) if params else op.forward(xp, a)
     except (ValueError, MemoryError) as err:
@@ -285,6 +285,8 @@ def binary(op, a, b, params=None):
     """Applies a two-input elementwise op; either side may be a Python scalar."""
     if _profiler is not None and not _profiler.busy:
         return _profiler.run(binary, op, (a, b, params))
+    if _narrow is not None and (r := _narrow.binary(op, a, b, params)) is not NotImplemented:
+        return r
     if isinstance(a, Tensor):
         if a._view is not None and a._view[3] != a._vc[0]:
             _refresh_view(a)
@@ -292,8 +294,6 @@ def binary(op, a, b, params=None):
         if isinstance(b, Tensor):
             if b._view is not None and b._view[3] != b._vc[0]:
                 _refresh_view(b)
-    if _narrow is not None and (r := _narrow.binary(op, a, b, params)) is not NotImplemented:
-        return r
             db = b._data
             if da.dtype != db.dtype:
                 da, db = _promote_arrays((da, db), (a, b), op.dtype_rule == "float")
@@ -395,6 +395,8 @@ def apply(op, inputs, params=None):
     """
     if _profiler is not None and not _profiler.busy:
         return _profiler.run(apply, op, (inputs, params))
+    if _narrow is not None and (r := _narrow.apply(op, inputs, params)) is not NotImplemented:
+        return r
     for x in inputs:
         if isinstance(x, Tensor) and x._view is not None and x._view[3] != x._vc[0]:
             _refresh_view(x)
@@ -402,8 +404,6 @@ def apply(op, inputs, params=None):
     rule = op.dtype_rule
     if rule != "same":
         arrays = _promote_arrays(arrays, inputs, rule == "float")
-    if _narrow is not None and (r := _narrow.apply(op, inputs, params)) is not NotImplemented:
-        return r
     out = _run(op, arrays, params, inputs)
     aux = None
     if "aux" in op.save:
