@@ -514,10 +514,10 @@ class Tensor:
     def half(self) -> Tensor:
         return self.to(_dtype.float16)
 
-    def long(self) -> Tensor:
     def bfloat16(self) -> Tensor:
         return self.to(_dtype.bfloat16)  # needs ml_dtypes (Note [bfloat16] in _dtype.py)
 
+    def long(self) -> Tensor:
         return self.to(_dtype.int64)
 
     def int(self) -> Tensor:
@@ -569,8 +569,8 @@ _TYPE_NAMES = {
     "float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
     "int64": "torch.LongTensor", "int32": "torch.IntTensor", "int16": "torch.ShortTensor",
     "int8": "torch.CharTensor", "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor",
-}
     "bfloat16": "torch.BFloat16Tensor",
+}
 _TYPE_FROM_NAME = {v: _dtype._NAMES[k] for k, v in _TYPE_NAMES.items()}
 
 
