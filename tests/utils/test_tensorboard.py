@@ -26,6 +26,17 @@ def _read(path):
     return acc
 
 
+def _figure():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(2, 1.5), dpi=40)
+    ax.plot([0, 1, 2], [1, 0, 2])
+    return fig
+
+
 def _write(writer_cls, m, path):
     rng = np.random.default_rng(0)
     w_np = rng.standard_normal((64, 8)).astype(np.float32)
@@ -47,6 +58,18 @@ def _write(writer_cls, m, path):
                      0)
         w.add_hparams({"lr": 0.1, "opt": "sgd", "nesterov": True}, {"hp/acc": 0.75},
                       run_name="hp")
+        labels = rng.integers(0, 2, 50)
+        preds = rng.uniform(0, 1, 50)
+        w.add_pr_curve("pr", m.tensor(labels), m.tensor(preds), 2)
+        w.add_pr_curve("pr/weighted", m.tensor(labels), m.tensor(preds), 2, num_thresholds=9,
+                       weights=rng.uniform(0.5, 1.5, 50))  # torch takes an array here
+        feats = m.tensor(rng.standard_normal((5, 3)).astype(np.float32))
+        w.add_embedding(feats, metadata=list("abcde"),
+                        label_img=m.tensor(rng.uniform(0, 1, (5, 1, 3, 2)).astype(np.float32)))
+        w.add_embedding(feats, metadata=[[i, c] for i, c in enumerate("vwxyz")],
+                        metadata_header=["n", "c"], tag="with header", global_step=7)
+        w.add_figure("fig", _figure(), 3)
+        w.add_figure("figs", [_figure(), _figure()], 3)
     return w_np
 
 
@@ -93,7 +116,8 @@ def test_histograms(logs, tag):
         np.testing.assert_allclose(ha.bucket_limit, hb.bucket_limit, rtol=1e-6)
 
 
-@pytest.mark.parametrize("tag", ["img/chw", "img/hwc", "img/gray", "img/uint8", "img/batch"])
+@pytest.mark.parametrize("tag", ["img/chw", "img/hwc", "img/gray", "img/uint8", "img/batch",
+                                 "fig", "figs"])
 def test_images_decode_to_torchs_pixels(logs, tag):
     Image = pytest.importorskip("PIL.Image", reason="decoding PNGs needs Pillow (matplotlib's)")
     a = _read(logs / "gg").Images(tag)[0]
@@ -102,6 +126,42 @@ def test_images_decode_to_torchs_pixels(logs, tag):
     pa = np.asarray(Image.open(io.BytesIO(a.encoded_image_string)).convert("RGBA"))
     pb = np.asarray(Image.open(io.BytesIO(b.encoded_image_string)).convert("RGBA"))
     assert pa.shape == pb.shape and np.abs(pa.astype(int) - pb.astype(int)).max() <= 1
+
+
+@pytest.mark.parametrize("tag", ["pr", "pr/weighted"])
+def test_pr_curves(logs, tag):
+    from tensorboard.util import tensor_util
+
+    a = _read(logs / "gg").Tensors(tag)[0]
+    b = _read(logs / "torch").Tensors(tag)[0]
+    assert a.step == b.step
+    np.testing.assert_allclose(tensor_util.make_ndarray(a.tensor_proto),
+                               tensor_util.make_ndarray(b.tensor_proto), rtol=1e-6, atol=1e-6)
+
+
+def test_embeddings_for_the_projector(logs):
+    Image = pytest.importorskip("PIL.Image", reason="decoding PNGs needs Pillow (matplotlib's)")
+    from google.protobuf import text_format
+    from tensorboard.plugins.projector import projector_config_pb2
+
+    configs = []
+    for run in ("gg", "torch"):
+        text = (logs / run / "projector_config.pbtxt").read_text()
+        configs.append(text_format.Parse(text, projector_config_pb2.ProjectorConfig()))
+    assert configs[0] == configs[1]
+    for emb in configs[0].embeddings:
+        for field in ("tensor_path", "metadata_path"):
+            a = (logs / "gg" / getattr(emb, field)).read_text()
+            b = (logs / "torch" / getattr(emb, field)).read_text()
+            if field == "tensor_path":
+                np.testing.assert_allclose(np.loadtxt(io.StringIO(a)),
+                                           np.loadtxt(io.StringIO(b)), rtol=1e-7)
+            else:
+                assert a == b
+        if emb.sprite.image_path:
+            pa, pb = (np.asarray(Image.open(logs / run / emb.sprite.image_path).convert("RGB"))
+                      for run in ("gg", "torch"))
+            assert pa.shape == pb.shape and np.abs(pa.astype(int) - pb.astype(int)).max() <= 1
 
 
 def test_text_and_hparams(logs):
@@ -144,7 +204,7 @@ def test_errors_and_defaults(tmp_path, monkeypatch):
     assert w.get_logdir().startswith("runs" + os.sep) and w.get_logdir().endswith("_exp")
     with pytest.raises(ValueError):
         w.add_scalar("x", gg.ones(2))
-    with pytest.raises(NotImplementedError, match="add_embedding"):
-        w.add_embedding(gg.ones(2, 2))
+    with pytest.raises(NotImplementedError, match="add_video"):
+        w.add_video("v", gg.ones(1, 2, 3, 4, 4))
     w.close()
     w.close()  # closing twice is harmless, as torch's

@@ -9,7 +9,8 @@ from ._png import encode_png
 from ._proto import tb
 
 __all__ = ["scalar", "histogram", "histogram_raw", "make_histogram", "image", "make_image",
-           "text", "tensor_proto", "hparams"]
+           "text", "tensor_proto", "hparams", "pr_curve", "pr_curve_raw", "compute_curve",
+           "figure_to_image"]
 
 
 def _np(x):
@@ -234,3 +235,74 @@ def hparams(hparam_dict=None, metric_dict=None, hparam_domain_discrete=None):
     return (wrap("_hparams_/experiment", experiment=experiment),
             wrap("_hparams_/session_start_info", session_start_info=start),
             wrap("_hparams_/session_end_info", session_end_info=end))
+
+
+def compute_curve(labels, predictions, num_thresholds=None, weights=None):
+    """The (6, num_thresholds) PR-curve table TensorBoard reads: true/false positives, true/false
+    negatives, precision and recall at thresholds 0, 1/(n-1), ..., 1."""
+    n = 127 if num_thresholds is None else int(num_thresholds)
+    labels = _np(labels).astype(np.float64).reshape(-1)
+    predictions = _np(predictions).astype(np.float64).reshape(-1)
+    w = 1.0 if weights is None else _np(weights).astype(np.float64).reshape(-1)
+    bucket = np.floor(predictions * (n - 1)).astype(np.int64)
+    w = w * np.ones_like(labels)
+    keep = (bucket >= 0) & (bucket <= n - 1)  # predictions outside [0, 1] count nowhere
+    bucket, labels, w = bucket[keep], labels[keep], w[keep]
+    tp_b = np.bincount(bucket, weights=labels * w, minlength=n)
+    fp_b = np.bincount(bucket, weights=(1.0 - labels) * w, minlength=n)
+    tp = np.cumsum(tp_b[::-1])[::-1]  # predictions at or above each threshold
+    fp = np.cumsum(fp_b[::-1])[::-1]
+    tn, fn = fp[0] - fp, tp[0] - tp
+    eps = 1e-7
+    precision = tp / np.maximum(eps, tp + fp)
+    recall = tp / np.maximum(eps, tp + fn)
+    return np.stack((tp, fp, tn, fn, precision, recall))
+
+
+def _pr_summary(tag, data, num_thresholds):
+    p = tb()
+    from tensorboard.plugins.pr_curve import plugin_data_pb2
+
+    content = plugin_data_pb2.PrCurvePluginData(version=0, num_thresholds=num_thresholds)
+    meta = p.summary_pb2.SummaryMetadata(plugin_data=p.summary_pb2.SummaryMetadata.PluginData(
+        plugin_name="pr_curves", content=content.SerializeToString()))
+    arr = np.asarray(data, dtype=np.float32)
+    shape = p.tensor_shape_pb2.TensorShapeProto(
+        dim=[p.tensor_shape_pb2.TensorShapeProto.Dim(size=s) for s in arr.shape])
+    t = p.tensor_pb2.TensorProto(dtype=p.types_pb2.DT_FLOAT, tensor_shape=shape,
+                                 float_val=arr.reshape(-1).tolist())
+    return p.summary_pb2.Summary(value=[p.summary_pb2.Summary.Value(tag=tag, metadata=meta,
+                                                                      tensor=t)])
+
+
+def pr_curve(tag, labels, predictions, num_thresholds=127, weights=None):
+    num_thresholds = min(int(num_thresholds), 127)  # as torch: at most 127 thresholds
+    return _pr_summary(tag, compute_curve(labels, predictions, num_thresholds, weights),
+                       num_thresholds)
+
+
+def pr_curve_raw(tag, tp, fp, tn, fn, precision, recall, num_thresholds=127, weights=None):
+    num_thresholds = min(int(num_thresholds), 127)
+    data = np.stack([_np(x).astype(np.float64) for x in (tp, fp, tn, fn, precision, recall)])
+    return _pr_summary(tag, data, num_thresholds)
+
+
+def figure_to_image(figures, close=True):
+    """A matplotlib figure (or a list of them) as CHW (NCHW) uint8 RGB arrays."""
+    try:
+        import matplotlib.pyplot as plt
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+    except ImportError as err:
+        raise ImportError("add_figure needs matplotlib (graphgrad's 'examples' extra)") from err
+
+    def render(figure):
+        canvas = FigureCanvasAgg(figure)
+        canvas.draw()
+        rgba = np.asarray(canvas.buffer_rgba(), dtype=np.uint8)
+        if close:
+            plt.close(figure)
+        return np.ascontiguousarray(rgba[:, :, :3].transpose(2, 0, 1))
+
+    if isinstance(figures, list):
+        return np.stack([render(f) for f in figures])
+    return render(figures)

@@ -55,7 +55,7 @@ class SummaryWriter:
     tensors and the model's graph, into event files TensorBoard reads.
 
     ``log_dir`` defaults to ``runs/<date>_<host><comment>`` as torch's. Embeddings, audio, video,
-    meshes, PR curves and figures raise NotImplementedError (docs/compat.md).
+    meshes and custom scalar layouts raise NotImplementedError (docs/compat.md).
     """
 
     def __init__(self, log_dir=None, comment="", purge_step=None, max_queue=10, flush_secs=120,
@@ -157,11 +157,16 @@ class SummaryWriter:
 
     def _absent(self, what):
         raise NotImplementedError(f"SummaryWriter.{what} is not implemented in graphgrad "
-                                  "(scalars, histograms, images, text, hparams, tensors and "
-                                  "graphs are)")
+                                  "(scalars, histograms, images, figures, text, PR curves, "
+                                  "hparams, tensors and graphs are)")
 
-    def add_figure(self, *args, **kwargs):
-        self._absent("add_figure")
+    def add_figure(self, tag, figure, global_step=None, close=True, walltime=None):
+        """A matplotlib figure (or a list, as one image grid), rendered with Agg."""
+        image = _summary.figure_to_image(figure, close)
+        if isinstance(figure, list):
+            self.add_images(tag, image, global_step, walltime, dataformats="NCHW")
+        else:
+            self.add_image(tag, image, global_step, walltime, dataformats="CHW")
 
     def add_video(self, *args, **kwargs):
         self._absent("add_video")
@@ -169,14 +174,26 @@ class SummaryWriter:
     def add_audio(self, *args, **kwargs):
         self._absent("add_audio")
 
-    def add_embedding(self, *args, **kwargs):
-        self._absent("add_embedding")
+    def add_embedding(self, mat, metadata=None, label_img=None, global_step=None,
+                      tag="default", metadata_header=None):
+        """Points for TensorBoard's projector: ``log_dir/<step>/<tag>/tensors.tsv``, optional
+        ``metadata.tsv`` and ``sprite.png``, and an entry in ``projector_config.pbtxt``."""
+        from ._embedding import write_embedding
 
-    def add_pr_curve(self, *args, **kwargs):
-        self._absent("add_pr_curve")
+        write_embedding(self._get_file_writer().get_logdir(), mat, metadata, label_img,
+                        global_step, tag, metadata_header)
 
-    def add_pr_curve_raw(self, *args, **kwargs):
-        self._absent("add_pr_curve_raw")
+    def add_pr_curve(self, tag, labels, predictions, global_step=None, num_thresholds=127,
+                     weights=None, walltime=None):
+        self._add(_summary.pr_curve(tag, labels, predictions, num_thresholds, weights),
+                  global_step, walltime)
+
+    def add_pr_curve_raw(self, tag, true_positive_counts, false_positive_counts,
+                         true_negative_counts, false_negative_counts, precision, recall,
+                         global_step=None, num_thresholds=127, weights=None, walltime=None):
+        self._add(_summary.pr_curve_raw(tag, true_positive_counts, false_positive_counts,
+                                        true_negative_counts, false_negative_counts, precision,
+                                        recall, num_thresholds, weights), global_step, walltime)
 
     def add_custom_scalars(self, *args, **kwargs):
         self._absent("add_custom_scalars")
