@@ -156,3 +156,44 @@ def test_no_per_element_python_in_the_ops():
     bad = [f.name for f in files
            if re.search(r"np\.(vectorize|frompyfunc)\(", f.read_text())]
     assert not bad, bad
+
+
+# -- the float32 paths of lgamma, digamma and ndtri (ops/_special_f32.py) -------------------
+G32 = np.concatenate([RNG.uniform(0.01, 20, 400), RNG.uniform(-10, 0.5, 300),
+                      10.0 ** RNG.uniform(-30, 38, 200), [0.5, 1.0, 2.0, 3.0, 1.4616321]]
+                     ).astype(np.float32)
+G_EDGES = np.array([0.0, -0.0, -1.0, -2.0, np.inf, -np.inf, np.nan, 1.0, 2.0, 1e-40],
+                   np.float32)
+
+
+@pytest.mark.parametrize("name, exact", [
+    ("lgamma", lambda v: mp.log(abs(mp.gamma(v)))), ("digamma", mp.digamma)])
+def test_gamma_family_float32_against_mpmath_and_torch(name, exact):
+    x = G32[np.abs(G32 - np.round(G32)) > 1e-3 * np.abs(G32) + 1e-30]  # away from the poles
+    x = x[(x > 0) | (x > -1e6)]
+    ref = np.array([float(exact(mp.mpf(float(v)))) for v in x])
+    got = getattr(gg, name)(gg.tensor(x)).numpy()
+    assert got.dtype == np.float32
+    # relative, or absolute near the roots (lgamma at 1 and 2, digamma at 1.4616...)
+    err = np.abs(got.astype(np.float64) - ref) / np.maximum(np.abs(ref), 1.0)
+    assert np.max(err) < 3e-7
+    theirs = getattr(torch, name)(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(got, theirs, rtol=1e-5, atol=1e-5)
+    edges = getattr(gg, name)(gg.tensor(G_EDGES)).numpy()
+    # (torch's digamma(1) is 2 ulp from -0.5772157, which is the correctly rounded value)
+    np.testing.assert_allclose(edges, getattr(torch, name)(torch.from_numpy(G_EDGES)).numpy(),
+                               rtol=5e-7)
+
+
+def test_ndtri_float32_against_mpmath_and_torch():
+    p = np.concatenate([RNG.uniform(0, 1, 500), 10.0 ** -RNG.uniform(1, 44, 100),
+                        1 - 10.0 ** -RNG.uniform(1, 7, 50)]).astype(np.float32)
+    p = p[(p > 0) & (p < 1) & (np.abs(p - 0.5) > 1e-3)]
+    with mp.workdps(80):  # 2p - 1 must keep p's digits down to 1e-45
+        ref = np.array([float(mp.sqrt(2) * mp.erfinv(2 * mp.mpf(float(v)) - 1)) for v in p])
+    got = gg.special.ndtri(gg.tensor(p)).numpy()
+    assert got.dtype == np.float32 and _max_rel(got, ref, 0) < 5e-6
+    np.testing.assert_allclose(got, torch.special.ndtri(torch.from_numpy(p)).numpy(), rtol=5e-6)
+    edges = np.array([0.0, 1.0, 0.5, -0.1, 1.1, np.nan], np.float32)
+    np.testing.assert_array_equal(gg.special.ndtri(gg.tensor(edges)).numpy(),
+                                  torch.special.ndtri(torch.from_numpy(edges)).numpy())

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._tensor import Tensor, wrap
 from . import _erf_kernels as _K
+from . import _special_f32 as _F32
 from . import _special_math as S
 from . import elementwise as E
 from ._dispatch import binary, unary
@@ -88,6 +89,19 @@ SINC = _unary("sinc", lambda xp, x: xp.sinc(x), _sinc_vjp, node="SincBackward0")
 
 
 # -- error functions --------------------------------------------------------------------------
+def _by_width(f64, f32):
+    """A forward that runs float32 (and float16/bfloat16, via float32) inputs through the fast
+    float32 kernel of ``_special_f32`` and the rest through the float64 one."""
+    def forward(xp, x):
+        if x.dtype == np.float32:
+            return f32(x)
+        if x.dtype.itemsize == 2 and x.dtype.kind in "fV":  # computed in float32, as torch
+            return f32(x.astype(np.float32)).astype(x.dtype)
+        return f64(x).astype(x.dtype, copy=False)
+    forward.__name__ = f64.__name__
+    return forward
+
+
 def _erfinv(xp, x):
     if x.dtype == np.float32:
         return _K.erfinv_f32(x)
@@ -118,7 +132,7 @@ ERFINV = _unary("erfinv", _erfinv,
 ERFCX = _unary("special_erfcx", _no_half("erfcx_cpu", lambda xp, x: _K.erfcx(x)),
                lambda ns, g, x, out: g * (2.0 * x * out - _TWO_OVER_SQRT_PI), (0, "out"),
                "SpecialErfcxBackward0")
-NDTRI = _unary("special_ndtri", _no_half("ndtri_cpu", _cast(S.ndtri)),
+NDTRI = _unary("special_ndtri", _no_half("ndtri_cpu", _by_width(S.ndtri, _F32.ndtri)),
                lambda ns, g, out: g * _SQRT_2PI * ns.exp(0.5 * out * out), ("out",),
                "SpecialNdtriBackward0")
 LOG_NDTR = _unary("special_log_ndtr", _no_half("log_ndtr_cpu", _cast(S.log_ndtr)),
@@ -138,10 +152,10 @@ ENTR = _unary("special_entr", _entr, lambda ns, g, x: -g * (1.0 + ns.log(x)),
 
 
 # -- the gamma family -------------------------------------------------------------------------
-LGAMMA = _unary("lgamma", _cast(S.lgamma), lambda ns, g, x: g * ns.digamma(x),
+LGAMMA = _unary("lgamma", _by_width(S.lgamma, _F32.lgamma), lambda ns, g, x: g * ns.digamma(x),
                 node="LgammaBackward0")
-DIGAMMA = _unary("digamma", _cast(S.digamma), lambda ns, g, x: g * ns.polygamma(1, x),
-                 node="DigammaBackward0")
+DIGAMMA = _unary("digamma", _by_width(S.digamma, _F32.digamma),
+                 lambda ns, g, x: g * ns.polygamma(1, x), node="DigammaBackward0")
 POLYGAMMA = _unary("polygamma", lambda xp, x, n: S.polygamma(n, x).astype(x.dtype, copy=False),
                    lambda ns, g, x, n: g * ns.polygamma(n + 1, x), node="PolygammaBackward0")
 
