@@ -130,6 +130,8 @@ def test_every_dtype_loads(zip_format, dtype):
 
 
 def test_bfloat16_loads_or_says_what_to_install():
+    import safetensors.torch as safetensors_torch
+
     t = torch.tensor([1.5, -2.25, 3e38], dtype=torch.bfloat16)
     buf = saved_by_torch(t, True)
     if not isinstance(getattr(graphgrad, "bfloat16", None), graphgrad.dtype):
@@ -139,6 +141,12 @@ def test_bfloat16_loads_or_says_what_to_install():
     got = graphgrad.load(buf)
     assert got.dtype == graphgrad.bfloat16
     assert got.float().tolist() == t.float().tolist()
+    for fmt in ("torch", "safetensors"):  # and back: torch's BFloat16Storage, safetensors BF16
+        out = io.BytesIO()
+        graphgrad.save({"t": got}, out, format=fmt)
+        out.seek(0)
+        back = torch.load(out) if fmt == "torch" else safetensors_torch.load(out.getvalue())
+        assert back["t"].dtype == torch.bfloat16 and back["t"].tolist() == t.tolist()
 
 
 def test_dtypes_graphgrad_lacks_are_refused_clearly():
@@ -403,3 +411,31 @@ def test_whole_recurrent_and_attention_modules_cross_both_ways(make, shape):
     back = graphgrad.load(saved_by_torch(theirs, True), weights_only=False)
     assert type(back).__module__.startswith("graphgrad.nn.modules")
     np.testing.assert_allclose(run(back, graphgrad), run(theirs, torch), rtol=1e-5, atol=1e-6)
+
+
+def test_torch_serialization_options(tmp_path):
+    import mmap
+
+    path = tmp_path / "ck.pt"
+    torch.save({"w": torch.zeros(3)}, path)
+    with serialization.set_default_mmap_options(mmap.MAP_SHARED):
+        assert serialization.get_default_mmap_options() == mmap.MAP_SHARED
+        graphgrad.load(path, mmap=True)["w"].add_(2)  # a shared mapping writes the file
+    assert serialization.get_default_mmap_options() == torch.serialization \
+        .get_default_mmap_options()
+    assert torch.load(path)["w"].tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(ValueError, match="MAP_PRIVATE or mmap.MAP_SHARED"):
+        serialization.set_default_mmap_options(7)
+    assert serialization.get_default_load_endianness() is None
+    serialization.set_default_load_endianness(serialization.LoadEndianness.LITTLE)
+    try:
+        assert serialization.get_default_load_endianness() is serialization.LoadEndianness \
+            .LITTLE
+    finally:
+        serialization.set_default_load_endianness(None)
+    with pytest.raises(NotImplementedError, match="skip_data"):
+        with serialization.skip_data():
+            pass
+    assert issubclass(serialization.SourceChangeWarning, Warning)
+    assert serialization.DEFAULT_PROTOCOL == torch.serialization.DEFAULT_PROTOCOL
+    assert serialization.MAGIC_NUMBER == torch.serialization.MAGIC_NUMBER

@@ -15,15 +15,37 @@ import io
 import os
 import pickle
 
-from . import _safetensors, _torch_format
+from . import _options, _safetensors, _torch_format
 from ._atomic import atomic_write
 from ._errors import SerializationError
+from ._options import (
+    LoadEndianness,
+    SourceChangeWarning,
+    check_module_version_greater_or_equal,
+    default_restore_location,
+    get_crc32_options,
+    get_default_load_endianness,
+    get_default_mmap_options,
+    location_tag,
+    normalize_storage_type,
+    register_package,
+    set_crc32_options,
+    set_default_load_endianness,
+    set_default_mmap_options,
+    skip_data,
+    validate_cuda_device,
+)
 from ._torch_format import MAGIC_NUMBER, PROTOCOL_VERSION
 from ._unpickle import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 
 __all__ = ["save", "load", "SerializationError", "add_safe_globals", "clear_safe_globals",
            "get_safe_globals", "safe_globals", "get_unsafe_globals_in_checkpoint",
-           "DEFAULT_PROTOCOL", "MAGIC_NUMBER", "PROTOCOL_VERSION", "STORAGE_KEY_SEPARATOR"]
+           "DEFAULT_PROTOCOL", "MAGIC_NUMBER", "PROTOCOL_VERSION", "STORAGE_KEY_SEPARATOR",
+           "LoadEndianness", "get_default_load_endianness", "set_default_load_endianness",
+           "get_default_mmap_options", "set_default_mmap_options", "get_crc32_options",
+           "set_crc32_options", "SourceChangeWarning", "location_tag",
+           "default_restore_location", "normalize_storage_type", "register_package",
+           "skip_data", "validate_cuda_device", "check_module_version_greater_or_equal"]
 
 DEFAULT_PROTOCOL = 2  # torch's: the pickles stay readable by every torch version
 STORAGE_KEY_SEPARATOR = ","
@@ -134,8 +156,11 @@ def _read(f, mmap):
             if mmap and size:
                 import mmap as _mmap
 
-                # private (copy-on-write), as torch's mmap loads: tensors are writable and
-                # writes never reach the file
+                # private (copy-on-write) by default, as torch's mmap loads: tensors are
+                # writable and writes never reach the file; MAP_SHARED writes through
+                if _options.shared_mmap():
+                    with open(name, "r+b") as rw:
+                        return _mmap.mmap(rw.fileno(), 0, access=_mmap.ACCESS_WRITE), repr(name)
                 return _mmap.mmap(fh.fileno(), 0, access=_mmap.ACCESS_COPY), repr(name)
             buf = bytearray(size)
             n = fh.readinto(buf)

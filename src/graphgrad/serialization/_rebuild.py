@@ -359,6 +359,7 @@ def torch_globals() -> dict:
 # -- names written when saving ------------------------------------------------------------------
 def torch_name(obj):
     """(module, name) torch gives ``obj`` (a class, function, dtype or marker), or None."""
+    init_save_names()
     hit = _SAVE_NAMES.get(id(obj))
     if hit is not None and hit[0] is obj:
         return hit[1]

@@ -51,6 +51,16 @@ _TO_CODE = {np.dtype(np.float16): "F16", np.dtype(np.float32): "F32",
             np.dtype(np.int32): "I32", np.dtype(np.int64): "I64", np.dtype(np.uint8): "U8",
             np.dtype(np.bool_): "BOOL"}
 _FROM_CODE = {code: dt for dt, code in _TO_CODE.items()}
+
+
+def _add_bfloat16() -> None:
+    """BF16 once graphgrad has a bfloat16 dtype (the ml_dtypes extra)."""
+    from ._rebuild import _bfloat16
+
+    bf = _bfloat16()
+    if "BF16" not in _FROM_CODE and hasattr(bf, "np"):
+        _TO_CODE[np.dtype(bf.np)] = "BF16"
+        _FROM_CODE["BF16"] = np.dtype(bf.np)
 # Valid safetensors dtypes that graphgrad has no tensor type for (it has no bfloat16).
 _UNSUPPORTED = ("BF16", "U16", "U32", "U64", "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4", "F6_E2M3",
                 "F6_E3M2", "C64")
@@ -81,6 +91,7 @@ class _Encoder:
     def _array(self, obj, data, path) -> str:
         name = self.names_by_id.get(id(obj))
         if name is None:
+            _add_bfloat16()
             if data.dtype not in _TO_CODE:
                 raise TypeError(f"graphgrad.save cannot store dtype {data.dtype} (at "
                                 f"{'.'.join(path) or 'top level'})")
@@ -259,6 +270,8 @@ def _arrays(header: dict, buf, start: int, name: str) -> dict:
             ok = False
         if not ok:
             raise SerializationError(f"{where} has a corrupt header entry: {info!r}")
+        if code == "BF16":
+            _add_bfloat16()
         dt = _FROM_CODE.get(code)
         if dt is None:
             if code in _UNSUPPORTED:

@@ -35,7 +35,7 @@ from .._device import device as _device_cls
 from .._dtype import dtype as _dtype_cls
 from .._storage import UntypedStorage, _base
 from .._tensor import Size, Tensor
-from . import _rebuild, _unpickle
+from . import _options, _rebuild, _unpickle
 from ._errors import SerializationError
 
 __all__ = ["MAGIC_NUMBER", "PROTOCOL_VERSION", "prepare_torch", "read_zip", "read_legacy"]
@@ -158,7 +158,7 @@ def read_zip(buf, name: str, weights_only: bool, map_location, pickle_load_args:
         raise SerializationError(f"{name}: a zip archive without data.pkl, not a torch.save "
                                  "checkpoint")
     prefix = pkls[0][:-len("data.pkl")]
-    order = sys.byteorder
+    order = _options.byteorder_for_unrecorded(sys.byteorder)
     if prefix + "byteorder" in names:
         order = _record(zf, buf, prefix + "byteorder", name).tobytes().decode("ascii",
                                                                               "replace")

@@ -75,12 +75,10 @@ def safe_globals(safe_globals: list):
 
 
 def _user_allowed() -> dict:
-    from .._tensor import Tensor
-
     allowed = {}
     for g in get_safe_globals():
         obj, names = (g[0], [g[1]]) if isinstance(g, tuple) else (g, [_full_name(g)])
-        theirs = _rebuild.torch_name(obj) if not isinstance(obj, Tensor) else None
+        theirs = _rebuild.torch_name(obj)
         if theirs is not None:  # a graphgrad class, allowed under torch's name too
             names.append(".".join(theirs))
         for n in names:
