@@ -242,3 +242,28 @@ def test_out_sweep_against_torch(key):
             break
     assert checked > 0
     assert not mismatches, "\n".join(mismatches)
+
+
+def test_out_under_compile_breaks_the_graph_visibly():
+    """graphgrad.compile's replay would skip the write into out: the call breaks the graph
+    (a warning; fullgraph raises) and every call returns the eager results."""
+    c = gg.empty(3)
+
+    def f(a, b):
+        gg.add(a, b, out=c)
+        return c * 2
+
+    def h(a):
+        o = gg.empty(0)
+        gg.exp(a, out=o)
+        return o + 1
+
+    cf, ch = gg.compile(f), gg.compile(h)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for i in range(3):
+            a = gg.full((3,), float(i))
+            assert cf(a, gg.ones(3)).tolist() == [2.0 * (i + 1)] * 3 and c.tolist() == [i + 1.0] * 3
+            assert ch(a[:2]).tolist() == h(a[:2]).tolist()
+    with pytest.raises(gg.compiler.GraphBreak, match=r"exp\(out=...\)"):
+        gg.compile(h, fullgraph=True)(gg.ones(2))

@@ -231,6 +231,12 @@ def _write(name, qual, result, out, exact=False, kwargs=None):
 
 def _call(fn, name, qual, args, kwargs, out):
     from .autograd.grad_mode import is_grad_enabled
+    from .ops import _dispatch
+
+    if _dispatch._tracer is not None:
+        # graphgrad.compile's replay would not redo the write into out (nor a resize): this
+        # call breaks the graph and runs eagerly from here, visibly (compile's graph breaks)
+        _dispatch._tracer.unsupported(f"{name}(out=...)")
 
     if name in FACTORIES and isinstance(out, Tensor):
         dtype = kwargs.get("dtype")
