@@ -438,4 +438,6 @@ def test_torch_serialization_options(tmp_path):
             pass
     assert issubclass(serialization.SourceChangeWarning, Warning)
     assert serialization.DEFAULT_PROTOCOL == torch.serialization.DEFAULT_PROTOCOL
-    assert serialization.MAGIC_NUMBER == torch.serialization.MAGIC_NUMBER
+    for name in ("MAGIC_NUMBER", "PROTOCOL_VERSION", "SHORT_SIZE", "INT_SIZE", "LONG_SIZE",
+                 "IS_WINDOWS", "UNSAFE_MESSAGE", "STORAGE_KEY_SEPARATOR"):
+        assert getattr(serialization, name) == getattr(torch.serialization, name), name

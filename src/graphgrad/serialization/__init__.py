@@ -19,6 +19,11 @@ from . import _options, _safetensors, _torch_format
 from ._atomic import atomic_write
 from ._errors import SerializationError
 from ._options import (
+    INT_SIZE,
+    IS_WINDOWS,
+    LONG_SIZE,
+    SHORT_SIZE,
+    UNSAFE_MESSAGE,
     LoadEndianness,
     SourceChangeWarning,
     check_module_version_greater_or_equal,
@@ -35,6 +40,7 @@ from ._options import (
     skip_data,
     validate_cuda_device,
 )
+from ._rebuild import StorageType
 from ._torch_format import MAGIC_NUMBER, PROTOCOL_VERSION
 from ._unpickle import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 
@@ -45,7 +51,8 @@ __all__ = ["save", "load", "SerializationError", "add_safe_globals", "clear_safe
            "get_default_mmap_options", "set_default_mmap_options", "get_crc32_options",
            "set_crc32_options", "SourceChangeWarning", "location_tag",
            "default_restore_location", "normalize_storage_type", "register_package",
-           "skip_data", "validate_cuda_device", "check_module_version_greater_or_equal"]
+           "skip_data", "validate_cuda_device", "check_module_version_greater_or_equal",
+           "SHORT_SIZE", "INT_SIZE", "LONG_SIZE", "IS_WINDOWS", "UNSAFE_MESSAGE", "StorageType"]
 
 DEFAULT_PROTOCOL = 2  # torch's: the pickles stay readable by every torch version
 STORAGE_KEY_SEPARATOR = ","

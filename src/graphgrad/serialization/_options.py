@@ -6,12 +6,24 @@ from __future__ import annotations
 
 import enum
 import mmap as _mmap
+import struct
+import sys
 
 __all__ = ["LoadEndianness", "get_default_load_endianness", "set_default_load_endianness",
            "get_default_mmap_options", "set_default_mmap_options", "get_crc32_options",
            "set_crc32_options", "SourceChangeWarning", "location_tag",
            "default_restore_location", "normalize_storage_type", "register_package",
-           "skip_data", "validate_cuda_device", "check_module_version_greater_or_equal"]
+           "skip_data", "validate_cuda_device", "check_module_version_greater_or_equal",
+           "SHORT_SIZE", "INT_SIZE", "LONG_SIZE", "IS_WINDOWS", "UNSAFE_MESSAGE"]
+
+
+SHORT_SIZE, INT_SIZE, LONG_SIZE = (struct.calcsize("=" + c) for c in "hil")  # standard sizes
+IS_WINDOWS = sys.platform == "win32"
+UNSAFE_MESSAGE = ("In PyTorch 2.6, we changed the default value of the `weights_only` argument "
+                  "in `torch.load` from `False` to `True`. Re-running `torch.load` with "
+                  "`weights_only` set to `False` will likely succeed, but it can result in "
+                  "arbitrary code execution. Do it only if you got the file from a trusted "
+                  "source.")
 
 
 class SourceChangeWarning(Warning):
