@@ -3,7 +3,9 @@ the replay lock (api.py, Note [Threads]), in one process, one thread.
 
 For each program: the median time per call of the compiled function as it is, with its
 Python-state guards switched off (``variant.guards.py = None``: what the replay cost before
-the guards existed), and of the guard check alone; plus how many guards the capture made.
+the guards existed), with the forward runner's replay lock bypassed (``run_unlocked``), and
+of the guard check alone; plus how many guards the capture made. Timings on a loaded machine
+vary run to run; compare the columns of one run.
 Run: ``python bench/bench_guards.py [--reps N]``.
 """
 
@@ -86,7 +88,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3000)
     args = ap.parse_args()
-    print(f"{'program':<34}{'guards':>7}{'with':>10}{'without':>10}{'check':>9}{'cost':>8}")
+    print(f"{'program':<16}{'guards':>7}{'as is':>10}{'no guards':>11}{'no lock':>10}"
+          f"{'check':>9}{'guards':>8}{'lock':>7}")
     for make in (seed_step, seed_idiom, mlp_model):
         cf, call = make()
         call()
@@ -98,9 +101,14 @@ def main():
         v.guards.py = None
         without = timeit(call, args.reps)
         v.guards.py = py
+        locked = v.runner.run
+        v.runner.run = v.runner.run_unlocked
+        no_lock = timeit(call, args.reps)
+        v.runner.run = locked
         check = timeit(py.check, args.reps) if py is not None else 0.0
-        print(f"{make.__name__:<34}{n:>7}{with_g * 1e6:>8.2f}us{without * 1e6:>8.2f}us"
-              f"{check * 1e6:>7.2f}us{(with_g / without - 1) * 100:>7.1f}%")
+        print(f"{make.__name__:<16}{n:>7}{with_g * 1e6:>8.2f}us{without * 1e6:>9.2f}us"
+              f"{no_lock * 1e6:>8.2f}us{check * 1e6:>7.2f}us"
+              f"{(with_g / without - 1) * 100:>7.1f}%{(with_g / no_lock - 1) * 100:>6.1f}%")
         if py is not None:
             for line in py.lines():
                 print(f"    {line.split('  [')[0]}")

@@ -624,3 +624,16 @@ def test_capture_in_another_thread_is_not_nested():
     for k in range(2):
         want = (_x() * (k + 1)).sin().sum().item()
         np.testing.assert_allclose(res[k], [want] * 5, rtol=1e-6)
+
+
+def test_a_replay_reentering_its_runner_is_refused():
+    from graphgrad.compiler.api import _serialized
+
+    class Runner:
+        def run(self, tensors, keep_all=False):
+            return self.run(tensors) if tensors else "ok"
+    r = _serialized(Runner())
+    assert r.run(()) == "ok"
+    with pytest.raises(RuntimeError, match="from inside its own replay"):
+        r.run((1,))
+    assert r.run(()) == "ok"  # the lock was released

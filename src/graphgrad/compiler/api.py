@@ -52,28 +52,25 @@ def _serialized(runner):
     re-enters its own runner (a hook run by an opaque step calling the same compiled function)
     would overwrite its buffers: refused."""
     # Note [Threads]: a lock per runner (the forward and the compiled backward each have one)
-    # rather than buffers per thread: an uncontended lock costs about 0.1 us per call and no
-    # memory; concurrent calls of one compiled function queue on it (different compiled
-    # functions, and eager code, still run in parallel).
-    lock = threading.Lock()
-    owner = [None]
+    # rather than buffers per thread: an uncontended lock costs about 0.5 us per call
+    # (bench/bench_guards.py) and no memory; concurrent calls of one compiled function queue
+    # on it (different compiled functions, and eager code, still run in parallel).
+    lock = threading.RLock()
+    busy = [False]
     run = runner.run
-    get_ident = threading.get_ident
 
-    def locked_run(*args, **kwargs):
-        me = get_ident()
-        if not lock.acquire(blocking=False):
-            if owner[0] == me:
+    def locked_run(tensors, *rest, **kwargs):
+        with lock:
+            if busy[0]:  # the same thread, inside its own replay
                 raise RuntimeError("graphgrad.compile: a compiled function was called again "
                                    "from inside its own replay (e.g. by a hook an optimizer "
                                    "step ran); this is not supported")
-            lock.acquire()
-        owner[0] = me
-        try:
-            return run(*args, **kwargs)
-        finally:
-            owner[0] = None
-            lock.release()
+            busy[0] = True
+            try:
+                return run(tensors, *rest, **kwargs)
+            finally:
+                busy[0] = False
+    runner.run_unlocked = run
     runner.run = locked_run
     return runner
 

@@ -63,7 +63,9 @@ def _frame_kind(code):
 
         f = code.co_filename
         if _is_internal(f):
-            kind = "lib" if "/nn/modules/" in f.replace("\\", "/") else ""
+            f = f.replace("\\", "/")
+            # the modules' own code; not the Module base class (hooks, __getattr__)
+            kind = "lib" if "/nn/modules/" in f and not f.endswith("/module.py") else ""
         elif f.startswith("<frozen") or f.startswith(_PREFIXES):
             kind = ""
         else:
