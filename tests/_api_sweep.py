@@ -4,6 +4,8 @@ which of them graphgrad lacks. Rules (also in docs/compat.md):
 - a module is public when no component of its dotted name starts with ``_``; its public names
   are its ``__all__`` or, without one, every name not starting with ``_`` except objects
   imported from outside torch (``typing.Any``, ``os``) and modules that are not its submodules;
+  the top-level ``torch`` adds the names of the second kind that its ``__all__`` leaves out
+  (``torch.channels_last``, ``torch.to_dlpack``);
 - submodules are found as module attributes and, for packages, in their folders;
 - whole subtrees in ``SKIPPED_TREES`` are not walked (each with its reason), and the device
   namespaces (``torch.cuda``, ``torch.xpu``, ``torch.mps``) are checked only for the names a
@@ -89,6 +91,21 @@ def _skipped(name):
     return False
 
 
+class _Unlisted:
+    """A module seen without its ``__all__`` (for the top-level names it leaves out)."""
+
+    def __init__(self, mod):
+        self._mod = mod
+
+    def __dir__(self):
+        return dir(self._mod)
+
+    def __getattr__(self, name):
+        if name == "__all__":
+            raise AttributeError(name)
+        return getattr(self._mod, name)
+
+
 def _public(mod, modname):
     names = getattr(mod, "__all__", None)
     explicit = names is not None
@@ -133,6 +150,10 @@ def torch_api():
             api[modname] = [(n, getattr(mod, n)) for n in DEVICE_PROBES[modname]]
         else:
             api[modname] = _public(mod, modname)
+        if modname == "torch":  # programs also use top-level names torch leaves out of __all__
+            listed = {n for n, _ in api[modname]}
+            api[modname] += [(n, obj) for n, obj in _public(_Unlisted(mod), modname)
+                             if n not in listed]
         subs = {n for n in dir(mod) if not n.startswith("_")
                 and isinstance(getattr(mod, n, None), types.ModuleType)
                 and getattr(mod, n).__name__ == f"{modname}.{n}"}

@@ -16,9 +16,9 @@ EXPECTED_MISSING = {
     ("owner N: dtypes beyond graphgrad's (float8, sub-byte and wide unsigned ints), the "
      "other devices' autocast state functions, amp internals and torch.special's polynomial "
      "and Bessel families"): """
-        Tensor.chalf amp.autocast_mode.autocast_decorator bit bits16 bits1x8 bits2x4 bits4x2
-        bits8 chalf complex32 dtype.abbr float4_e2m1fn_x2 float8_e4m3fn float8_e4m3fnuz
-        float8_e5m2 float8_e5m2fnuz float8_e8m0fnu get_autocast_ipu_dtype
+        BFloat16Tensor Tensor.chalf amp.autocast_mode.autocast_decorator bit bits16 bits1x8
+        bits2x4 bits4x2 bits8 chalf complex32 dtype.abbr float4_e2m1fn_x2 float8_e4m3fn
+        float8_e4m3fnuz float8_e5m2 float8_e5m2fnuz float8_e8m0fnu get_autocast_ipu_dtype
         get_autocast_xla_dtype int1 int2 int3 int4 int5 int6 int7 is_autocast_ipu_enabled
         is_autocast_xla_enabled nn.Module.bfloat16 set_autocast_gpu_dtype
         set_autocast_ipu_dtype set_autocast_ipu_enabled set_autocast_xla_dtype
@@ -48,8 +48,9 @@ EXPECTED_MISSING = {
         serialization.validate_cuda_device serialization.validate_hpu_device""",
     ("owner M: torch.distributed, torch.multiprocessing's internals, typed storages, "
      "DataPipes"): """
-        BoolStorage ByteStorage CharStorage DoubleStorage FloatStorage IntStorage LongStorage
-        ShortStorage Tensor.storage_type distributed.AllToAllOptions
+        BFloat16Storage BoolStorage ByteStorage CharStorage ComplexDoubleStorage
+        ComplexFloatStorage DoubleStorage FloatStorage HalfStorage IntStorage LongStorage
+        ShortStorage Storage StorageBase Tensor.storage_type distributed.AllToAllOptions
         distributed.AllreduceCoalescedOptions distributed.AllreduceOptions distributed.Backend
         distributed.BackendConfig distributed.BarrierOptions distributed.BroadcastOptions
         distributed.BuiltinCommHookType distributed.DebugLevel distributed.DeviceMesh
@@ -101,7 +102,7 @@ EXPECTED_MISSING = {
         multiprocessing.reductions.reduce_typed_storage_child
         multiprocessing.reductions.shared_cache multiprocessing.reductions.storage_from_cache
         multiprocessing.spawn.ProcessException multiprocessing.spawn.SpawnContext
-        utils.data.DFIterDataPipe utils.data.DataChunk
+        prepare_multiprocessing_environment utils.data.DFIterDataPipe utils.data.DataChunk
         utils.data.DataLoader.check_worker_number_rationality
         utils.data.DataLoader.multiprocessing_context utils.data.IterDataPipe
         utils.data.MapDataPipe utils.data.argument_validation utils.data.functional_datapipe
@@ -122,16 +123,19 @@ EXPECTED_MISSING = {
         compiler.skip_guard_on_globals_unsafe compiler.skip_guard_on_inbuilt_nn_modules_unsafe
         compiler.substitute_in_graph compiler.wrap_numpy""",
     ("quantization: graphgrad has no quantized dtypes or kernels"): """
+        QInt32Storage QInt8Storage QUInt2x4Storage QUInt4x2Storage QUInt8Storage
         Tensor.dequantize Tensor.int_repr Tensor.q_per_channel_axis
         Tensor.q_per_channel_scales Tensor.q_per_channel_zero_points Tensor.q_scale
         Tensor.q_zero_point Tensor.qscheme choose_qparams_optimized dequantize empty_quantized
         fake_quantize_per_channel_affine fake_quantize_per_tensor_affine
-        fused_moving_avg_obs_fake_quant int_repr q_per_channel_axis q_per_channel_scales
-        q_per_channel_zero_points q_scale q_zero_point qint32 qint8 qscheme
-        quantize_per_channel quantize_per_tensor quantize_per_tensor_dynamic
-        quantized_batch_norm quantized_gru_cell quantized_lstm_cell quantized_max_pool1d
-        quantized_max_pool2d quantized_max_pool3d quantized_rnn_relu_cell
-        quantized_rnn_tanh_cell quint2x4 quint4x2 quint8""",
+        fused_moving_avg_obs_fake_quant int_repr per_channel_affine
+        per_channel_affine_float_qparams per_channel_symmetric per_tensor_affine
+        per_tensor_symmetric q_per_channel_axis q_per_channel_scales q_per_channel_zero_points
+        q_scale q_zero_point qint32 qint8 qscheme quantize_per_channel quantize_per_tensor
+        quantize_per_tensor_dynamic quantized_batch_norm quantized_gru quantized_gru_cell
+        quantized_lstm quantized_lstm_cell quantized_max_pool1d quantized_max_pool2d
+        quantized_max_pool3d quantized_rnn_relu_cell quantized_rnn_tanh_cell quint2x4 quint4x2
+        quint8""",
     ("TorchScript: graphgrad does not script or trace (torch.jit.script/trace return their "
      "argument); its IR types, compilation units, async fork/wait and file formats are "
      "absent"): """
@@ -249,15 +253,16 @@ EXPECTED_MISSING = {
         autograd.forward_ad.UnpackedDualTensor autograd.forward_ad.dual_level
         autograd.forward_ad.enter_dual_level autograd.forward_ad.exit_dual_level
         autograd.forward_ad.make_dual autograd.forward_ad.unpack_dual""",
-    ("not implemented in graphgrad yet (a plain gap): control flow and eigen-solvers "
-     "(cond, lobpcg), fused linear cross-entropy and grouped/scaled matmuls, nn.grad's "
+    ("not implemented in graphgrad yet (a plain gap): control flow (cond, while_loop), "
+     "lobpcg, segment_reduce, nested (jagged) tensors, DLPack capsules (to_dlpack; "
+     "from_dlpack takes __dlpack__ objects), fused linear cross-entropy and grouped/scaled "
+     "matmuls, nn.grad's "
      "conv gradients, global module hooks, Adafactor/Muon/SparseAdam and the functional "
      "optimizer kernels, SobolEngine, selective activation "
      "checkpointing, swap_tensors, futures, profiler execution traces, "
      "testing.assert_allclose (deprecated)"): """
-        cond func.debug_unwrap func.rearrange
-        futures.Future futures.collect_all
-        futures.wait_all lobpcg nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions
+        cond func.debug_unwrap func.rearrange futures.Future futures.collect_all
+        futures.wait_all jagged lobpcg nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions
         nn.functional.grouped_mm nn.functional.linear_cross_entropy
         nn.functional.scaled_grouped_mm nn.functional.scaled_mm nn.grad.conv1d_input
         nn.grad.conv1d_weight nn.grad.conv2d_input nn.grad.conv2d_weight nn.grad.conv3d_input
@@ -269,21 +274,20 @@ EXPECTED_MISSING = {
         nn.modules.module.register_module_full_backward_hook
         nn.modules.module.register_module_full_backward_pre_hook
         nn.modules.module.register_module_module_registration_hook
-        nn.modules.module.register_module_parameter_registration_hook
-        optim.Adafactor optim.Muon
-        optim.SparseAdam optim.adadelta.adadelta optim.adagrad.adagrad optim.adam.adam
-        optim.adamax.adamax optim.adamw.adamw optim.asgd.asgd optim.nadam.nadam
-        optim.radam.radam optim.rmsprop.rmsprop optim.rprop.rprop optim.sgd.sgd
-        optim.sparse_adam.SparseAdam optim.swap_in_optimizer_params_and_state
+        nn.modules.module.register_module_parameter_registration_hook optim.Adafactor
+        optim.Muon optim.SparseAdam optim.adadelta.adadelta optim.adagrad.adagrad
+        optim.adam.adam optim.adamax.adamax optim.adamw.adamw optim.asgd.asgd
+        optim.nadam.nadam optim.radam.radam optim.rmsprop.rmsprop optim.rprop.rprop
+        optim.sgd.sgd optim.sparse_adam.SparseAdam optim.swap_in_optimizer_params_and_state
         profiler.DeviceType profiler.ExecutionTraceObserver
-        profiler.profiler.ExecutionTraceObserver quasirandom.SobolEngine
-        testing.assert_allclose utils.checkpoint.CheckpointPolicy
+        profiler.profiler.ExecutionTraceObserver quasirandom.SobolEngine segment_reduce
+        testing.assert_allclose to_dlpack utils.checkpoint.CheckpointPolicy
         utils.checkpoint.DefaultDeviceType utils.checkpoint.GraphExecGroup
         utils.checkpoint.SAC_IGNORED_OPS utils.checkpoint.SelectiveCheckpointContext
         utils.checkpoint.create_selective_checkpoint_contexts
         utils.checkpoint.get_device_states utils.checkpoint.set_device_states
         utils.hooks.BackwardHook utils.hooks.unserializable_hook utils.hooks.warn_if_has_hooks
-        utils.set_module utils.swap_tensors""",
+        utils.set_module utils.swap_tensors while_loop""",
     ("helpers for TorchScript and __torch_function__, and docstring fragments "
      "(BroadcastingList, boolean_dispatch, has_torch_function, *_notes, factory_kwargs)"): """
         linalg.common_notes nn.Module.T_destination nn.common_types.T nn.common_types.Tensor
@@ -301,8 +305,11 @@ EXPECTED_MISSING = {
         onnx.ExportableModule onnx.InputObserver onnx.ONNXProgram onnx.OnnxExporterError
         onnx.is_in_onnx_export""",
     ("torch's C++ toolchain, build, mobile and bundling utilities"): """
-        utils.cmake_prefix_path utils.generate_methods_for_privateuse1_backend
-        utils.get_cpp_backtrace utils.rename_privateuse1_backend""",
+        LoggerBase PRIVATE_OPS TYPE_CHECKING USE_GLOBAL_DEPS USE_RTLD_GLOBAL_WITH_LIBTORCH
+        classproperty compiled_with_cxx11_abi get_file_path
+        profiler_allow_cudagraph_cupti_lazy_reinit_cuda12 utils.cmake_prefix_path
+        utils.generate_methods_for_privateuse1_backend utils.get_cpp_backtrace
+        utils.rename_privateuse1_backend""",
 }
 
 

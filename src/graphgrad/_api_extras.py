@@ -427,6 +427,7 @@ def _install(namespace):
         if name in namespace and not hasattr(T, name):
             setattr(T, name, namespace[name])
     namespace.setdefault("alias", _alias)
+    namespace["legacy_contiguous_format"] = namespace["contiguous_format"]  # the same, as torch
     for name in ("addmv_", "resize_as_", "conj_physical_", "as_strided_"):  # torch.f_(t, ...)
         if name not in namespace and hasattr(T, name):
             namespace[name] = getattr(T, name)
