@@ -441,3 +441,17 @@ def test_torch_serialization_options(tmp_path):
     for name in ("MAGIC_NUMBER", "PROTOCOL_VERSION", "SHORT_SIZE", "INT_SIZE", "LONG_SIZE",
                  "IS_WINDOWS", "UNSAFE_MESSAGE", "STORAGE_KEY_SEPARATOR"):
         assert getattr(serialization, name) == getattr(torch.serialization, name), name
+
+
+def test_unaligned_records_load_aligned():
+    raw = saved_by_torch({"w": torch.arange(5.0, dtype=torch.float64)}, True)
+    with zipfile.ZipFile(raw) as zf:  # rewritten by Python's zipfile: records not aligned
+        pkl = zf.read("archive/data.pkl")
+        data = zf.read("archive/data/0")
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zo:
+        zo.writestr("archive/data.pkl", pkl)
+        zo.writestr("archive/data/0", data)
+        zo.writestr("archive/version", "3\n")
+    w = graphgrad.load(io.BytesIO(out.getvalue()))["w"]
+    assert w._data.flags.aligned and w.tolist() == [0, 1, 2, 3, 4]

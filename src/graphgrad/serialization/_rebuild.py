@@ -105,6 +105,8 @@ class LoadedStorage:
 
     def __init__(self, data: np.ndarray, dtype_name: str | None, where: str,
                  big_endian: bool = False) -> None:
+        if data.ctypes.data % 16:  # a writer that does not align records: NumPy (and numba)
+            data = np.frombuffer(bytearray(data), np.uint8)  # want aligned elements: copy
         self.bytes = data  # uint8, writable
         self.dtype_name = dtype_name
         self.where = where
