@@ -44,8 +44,19 @@ def _views_after_share(m):
             v.data_ptr() - t.data_ptr(), t.untyped_storage().is_shared()]
 
 
+def _storage_share(m):
+    t = m.arange(4.0)
+    v = t[2:]
+    s = t.untyped_storage()
+    r = s.share_memory_()  # through the storage: the tensors on it move with it
+    t[3] = 9.0
+    return [r is s, t.is_shared(), v.is_shared(), s.is_shared(), v.tolist(),
+            t.untyped_storage().data_ptr() == s.data_ptr()]
+
+
 def test_share_memory_moves_the_storage_and_keeps_views_as_torch():
     assert _views_after_share(graphgrad) == _views_after_share(torch)
+    assert _storage_share(graphgrad) == _storage_share(torch)
     m = graphgrad.nn.Linear(3, 2)
     m(graphgrad.ones(1, 3)).sum().backward()
     assert m.share_memory() is m
