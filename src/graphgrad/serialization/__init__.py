@@ -198,18 +198,22 @@ def get_unsafe_globals_in_checkpoint(f) -> list:
         zf = zipfile.ZipFile(_torch_format.BufferFile(buf))
         pkls = [n for n in zf.namelist() if n.endswith("data.pkl")]
         data = zf.read(pkls[0]) if pkls else b""
+        count = 1
     else:
         data = bytes(buf)
+        count = 5  # legacy: magic, protocol, sys info, the object, the storage keys
     allowed = {**_unpickle._allowed_names(), **_unpickle._user_allowed()}
     found, strings = [], []
-    for op, arg, _ in pickletools.genops(io.BytesIO(data)):
-        if op.name in ("BINUNICODE", "SHORT_BINUNICODE", "UNICODE", "BINUNICODE8"):
-            strings.append(arg)
-        full = None
-        if op.name == "GLOBAL":
-            full = ".".join(_unpickle._fix(*arg.split(" ", 1)))
-        elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
-            full = ".".join(_unpickle._fix(strings[-2], strings[-1]))
-        if full and full not in allowed and full not in found:
-            found.append(full)
+    stream = io.BytesIO(data)
+    for _ in range(count):
+        for op, arg, _ in pickletools.genops(stream):
+            if op.name in ("BINUNICODE", "SHORT_BINUNICODE", "UNICODE", "BINUNICODE8"):
+                strings.append(arg)
+            full = None
+            if op.name == "GLOBAL":
+                full = ".".join(_unpickle._fix(*arg.split(" ", 1)))
+            elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
+                full = ".".join(_unpickle._fix(strings[-2], strings[-1]))
+            if full and full not in allowed and full not in found:
+                found.append(full)
     return found
