@@ -558,7 +558,7 @@ def test_four_threads_calling_one_compiled_function():
 def test_capture_while_another_thread_runs_ops():
     gg.manual_seed(0)
     other = nn.Linear(8, 8)
-    opt = gg.optim.SGD(other.parameters(), lr=0.1)
+    opt = gg.optim.SGD(other.parameters(), lr=1e-4)
     stop = threading.Event()
     started = threading.Event()
     steps = [0]
@@ -590,7 +590,6 @@ def test_capture_while_another_thread_runs_ops():
         before = steps[0]
         cf(_x())
         during = steps[0] - before
-        w_before = other.weight.detach().numpy().copy()
         for _ in range(3):
             np.testing.assert_allclose(cf(_x()).item(), f(_x()).item(), rtol=1e-6)
     finally:
@@ -598,9 +597,7 @@ def test_capture_while_another_thread_runs_ops():
         t.join()
     assert len(cf.variants[0].cap.graph.instrs) == n_quiet
     assert not any(i.op == "opaque" for i in cf.variants[0].cap.graph.instrs)
-    # the other thread's steps ran (and were not replayed by our calls)
-    assert during >= 0 and not np.array_equal(w_before, other.weight.detach().numpy()) or \
-        steps[0] > 0
+    assert steps[0] > 0 and during >= 0  # the other thread's steps ran, unrecorded
 
 
 def test_capture_in_another_thread_is_not_nested():

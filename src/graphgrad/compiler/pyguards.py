@@ -160,8 +160,24 @@ def _module_sig(m):
     """What the call key guards for a compiled module, for a module reached otherwise (a
     global, a closure): every submodule's identity and train flag, parameter and buffer
     identities."""
-    return (tuple((id(s), s.training) for s in m.modules()),
-            tuple(id(p) for p in m.parameters()), tuple(id(b) for b in m.buffers()))
+    # a walk over the modules' own dicts (Module.modules() and parameters() are generators
+    # several times slower; this runs on every call)
+    out = []
+    add, stack = out.append, [m]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        s = pop()
+        d = s.__dict__
+        add(id(s))
+        add(d.get("training"))
+        for store in (d.get("_parameters"), d.get("_buffers")):
+            if store:
+                out.extend(map(id, store.values()))
+            add(None)
+        subs = d.get("_modules")
+        if subs:
+            push(subs.values())
+    return tuple(out)
 
 
 def _runs_python(obj, name) -> bool:
@@ -339,7 +355,10 @@ def _generate(guards):
             body.append(f"    if not _g[{i}].holds(): return {i}")
             continue
         v = g.value
-        if g.by_value and type(v) in (bool, int, str) or (type(v) is float and v == v and v):
+        if v is None or type(v) is bool:
+            test = f"x is not V{i}"  # singletons
+        elif g.by_value and type(v) in (int, str) or (type(v) is float and v == v and v) or (
+                type(v) is tuple and all(type(e) in (int, str, bool) for e in v)):
             test = f"_type(x) is not _type(V{i}) or x != V{i}"
         elif g.by_value:
             body.append(f"    if not _g[{i}].holds(): return {i}")
@@ -503,6 +522,8 @@ class StateTrace:
         if isinstance(obj, self._Module):
             if i not in self._keyed and not self._on_tree(obj):
                 self._tree_roots.append(obj)
+                for sub in obj.modules():  # its structure guard covers their parameters
+                    self._keyed.add(id(sub))
             for sub in obj.modules():
                 self._live(sub, depth)
 
