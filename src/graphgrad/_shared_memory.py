@@ -256,7 +256,15 @@ def _rebuild_value(cls, data, requires_grad, state):
 
 def _rebuild_shared(cls, handle, nbytes, key, dtype, shape, strides, offset, writeable,
                     requires_grad, state):
-    fd = handle.detach()
+    try:
+        fd = handle.detach()
+    except OSError as e:
+        # The same exception type as torch's (its file_descriptor strategy fails alike), with
+        # the reason spelled out.
+        raise type(e)(e.errno, f"{e.strerror}: the process that sent this tensor exited (or "
+                      "closed it) before it was received; a tensor travels as a handle to the "
+                      "sender's shared memory, so keep the sender alive until the receiver "
+                      "has taken it off the queue") from e
     base = _by_key.get(key)  # mapped once per process, whatever views arrive
     if base is None:
         base = _map(fd, nbytes, key)  # which owns fd from now on

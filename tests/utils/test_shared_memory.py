@@ -183,3 +183,20 @@ def test_segments_are_released_and_nothing_is_left_in_dev_shm():
     assert _fds() == base
     if os.path.isdir("/dev/shm"):  # anonymous memory files: never a name to leave behind
         assert not [f for f in os.listdir("/dev/shm") if "graphgrad" in f]
+
+
+def _sender_exits_first(lib, mpmod):
+    ctx = mpmod.get_context("fork")
+    q = ctx.Queue()
+    _join(_start(ctx, kids.put_and_exit, lib, q))
+    with pytest.raises(OSError) as e:
+        q.get(timeout=30)
+    return e
+
+
+def test_a_sender_that_exits_before_the_take_fails_as_torch():
+    import torch.multiprocessing as tmp
+
+    ours, theirs = _sender_exits_first("graphgrad", gmp), _sender_exits_first("torch", tmp)
+    assert type(ours.value) is type(theirs.value)  # ConnectionRefusedError, for both
+    assert "keep the sender alive" in str(ours.value)
