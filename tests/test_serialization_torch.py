@@ -455,3 +455,19 @@ def test_unaligned_records_load_aligned():
         zo.writestr("archive/version", "3\n")
     w = graphgrad.load(io.BytesIO(out.getvalue()))["w"]
     assert w._data.flags.aligned and w.tolist() == [0, 1, 2, 3, 4]
+
+
+def test_numpy_values_need_safe_globals_as_in_torch():
+    buf = saved_by_torch({"a": np.arange(3.0), "s": np.float32(2)}, True)
+    with pytest.raises(pickle.UnpicklingError, match=r"numpy\._core\.multiarray\._reconstruct"):
+        graphgrad.load(buf)
+    buf.seek(0)
+    assert serialization.get_unsafe_globals_in_checkpoint(buf) == [
+        "numpy._core.multiarray._reconstruct", "numpy.ndarray", "numpy.dtype",
+        "numpy._core.multiarray.scalar"]
+    buf.seek(0)
+    with serialization.safe_globals([np._core.multiarray._reconstruct, np.ndarray, np.dtype,
+                                     np.dtypes.Float64DType, np._core.multiarray.scalar,
+                                     np.dtypes.Float32DType]):
+        got = graphgrad.load(buf)
+    assert got["a"].tolist() == [0.0, 1.0, 2.0] and type(got["s"]) is np.float32
