@@ -213,6 +213,8 @@ class CompiledFunction:
         self.variants.append(v)
         if self.verify:
             v.verify_next = True
+        else:
+            cap.release()  # verify's divergence search reads the capture's arrays
         if stepped:
             v.stepped = stepped
             result = _restep(cap, result, stepped)
@@ -245,6 +247,7 @@ class CompiledFunction:
                    for t, val in zip(outs, cap.graph.outputs[:region.n_out])]
         tensors = region.outputs([t._data for t in outs] + saved_now, leaves, args, kwargs,
                                  objects)
+        cap.release()
         return unflatten(cap.out_spec, tensors)
 
     def _generalize(self, v):

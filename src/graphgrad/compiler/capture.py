@@ -163,6 +163,16 @@ class Capture(Tracer):
         except GraphBreak as err:
             self.break_graph(err)
 
+    def release(self):
+        """Drops what only the capture needed (every array and tensor it saw, the capture
+        call's activations among them), keeping the graph and the specs: without it a
+        variant would hold the first call's memory for as long as the function lives."""
+        self.keep = []
+        self.amap = {}
+        self.created = {}
+        self.by_base = {}
+        self.ext_tensors = {}
+
     def paused(self):
         return _Paused(self)
 

@@ -94,6 +94,15 @@ class Executor:
         self.out_objects = [v.data if v.kind == "external" else None for v in graph.outputs]
 
         self._fast = _generate(self)
+        self._raw = None
+
+    def run_arrays(self, arrays):
+        """``run`` on a list of arrays (not tensors) that the call consumes: the list is
+        emptied once its arrays are in the replay's variables, so each is released after its
+        last use (a region's backward frees saved activations as it goes)."""
+        if self._raw is None:
+            self._raw = _generate(self, raw=True)
+        return self._raw(arrays)
 
     def run(self, tensors, keep_all=False):
         """Runs one call; ``keep_all`` returns every slot too (verify's divergence search)."""
@@ -218,7 +227,7 @@ def _adopt(t, arr, live, pinned, fallback):
     return fallback(arr)
 
 
-def _generate(ex):
+def _generate(ex, raw=False):
     """The schedule as one straight-line Python function (Note [Generated replay]): each value
     is a local variable, each instr one call of a callable bound in the function's globals, a
     value is dropped (set to None) after its last use. This removes the interpreter loop, the
@@ -234,7 +243,20 @@ def _generate(ex):
         g["_box"] = box
         lines.append("    _box[:] = tensors")
     for k, idx in enumerate(ex.input_slots):
-        lines.append(f"    s{idx} = tensors[{k}]._data")
+        lines.append(f"    s{idx} = tensors[{k}]" if raw else f"    s{idx} = tensors[{k}]._data")
+    in_dead: dict = {}
+    if raw:
+        # the inputs are the call's to release: each is dropped after its last reader
+        lines.append("    tensors.clear()")
+        outs = set(ex.graph.outputs)
+        last_in: dict = {}
+        for n, instr in enumerate(ex.graph.instrs):
+            for v in instr.values():
+                if v.kind == "input":
+                    last_in[v] = n
+        for v, n in last_in.items():
+            if v not in outs:
+                in_dead.setdefault(n, []).append(f"s{ex.slot[v]}")
     for idx, t in ex.ext:
         g[f"X{idx}"] = t
         lines.append(f"    s{idx} = X{idx}._data")
@@ -279,11 +301,14 @@ def _generate(ex):
                 if o >= 0:
                     lines.append(f"    s{o} = r[{j}]" if trusted else f"    s{o} = _norm(r[{j}])")
         dead = [f"s{f}" for f in free if f not in const_slots and f not in held]
+        dead += in_dead.get(n, [])
         if dead:
             lines.append(f"    {' = '.join(dead)} = None")
     if uses_box:
         lines.append("    _box[:] = ()")
     lines.append(f"    return [{', '.join(f's{i}' for i in ex.out_slots)}]")
-    ex.source = "\n".join(lines)
-    exec(compile(ex.source, "<graphgrad replay>", "exec"), g)  # noqa: S102
+    source = "\n".join(lines)
+    if not raw:
+        ex.source = source
+    exec(compile(source, "<graphgrad replay>", "exec"), g)  # noqa: S102
     return g["run"]

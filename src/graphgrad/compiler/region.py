@@ -20,7 +20,9 @@ eager. See docs/compiler.md ("Compiled regions").
 
 from __future__ import annotations
 
+import threading
 import warnings
+from weakref import ref as _weakref
 
 import numpy as np
 
@@ -47,9 +49,11 @@ class NoRegion(Exception):
 # -- the node ----------------------------------------------------------------------------
 class _Saved:
     """What one region node keeps for its backward: the arrays the backward graph takes after
-    the output gradients, and the call (for the create_graph fallback)."""
+    the output gradients, and the call (for the create_graph fallback). ``node`` (a weak
+    reference: no cycle) and ``box`` (the node's ``_saved`` tuple) tell the backward whether
+    the engine still keeps them (retain_graph)."""
 
-    __slots__ = ("region", "arrays", "call")
+    __slots__ = ("region", "arrays", "call", "node", "box")
 
     def __init__(self, region, arrays, call):
         self.region = region
@@ -71,20 +75,28 @@ def _region_vjp(ns, g, saved):
     if ns is not RAW:  # backward(create_graph=True): see _eager_backward
         return _eager_backward(saved, g)
     if type(g) is Slots:
-        gs = [_In(x if x is not None else np.zeros(m[0], m[1]))
+        gs = [x if x is not None else np.zeros(m[0], m[1])
               for x, m in zip(g.grads, region.seed_meta)]
     else:
-        gs = [_In(g)]
-    ins = gs + [_In(a) for a in saved.arrays]
-    res = region.bwd.run(ins)
+        gs = [g]
+    ins = gs + saved.arrays
+    node = saved.node()
+    if node is None or node._saved is not saved.box:
+        # The engine already released this node's saved values (no retain_graph): the
+        # backward consumes them, freeing each after its last use.
+        saved.arrays = ()
+    held = {id(a) for a in ins}
+    held.update(id(a.base) for a in ins if a.base is not None)
+    with region.lock:
+        res = region.bwd.run_arrays(ins)
+    del ins
     if region.private:
-        _hand_over_views(region.private, res, ins)
+        _hand_over_views(region.private, res, held)
     if region.any_copy:
         res = list(res)
         for i, c in enumerate(region.copy):
             r = res[i]
-            if c == 1 or (c == 2 and (id(r) in region.const_ids
-                                      or any(r is x._data for x in ins))):
+            if c == 1 or (c == 2 and (id(r) in region.const_ids or id(r) in held)):
                 res[i] = np.array(r, copy=True)
     return tuple(res)
 
@@ -196,6 +208,7 @@ class Region:
         self.random = random
         self.bwd_graph = bwd_graph
         self.saved_count = saved_count
+        self.lock = threading.Lock()  # the backward's planned buffers serve one call at a time
 
     def outputs(self, arrays, leaves, args, kwargs, out_objects):
         """The call's output tensors from the forward's arrays (outputs, then saved temps)."""
@@ -214,7 +227,9 @@ class Region:
             outs[k] = leaves[i]
         diff = self.diff
         node = _new_node(edges, self.metas, None, None)
-        node._saved = (_Saved(self, saved, (args, kwargs, leaves)),)
+        holder = _Saved(self, saved, (args, kwargs, leaves))
+        holder.box = node._saved = (holder,)
+        holder.node = _weakref(node)
         nd = len(diff)
         for j, k in enumerate(diff):
             t = wrap(arrays[k], True, node if nd == 1 else _output_edge(node, j, nd))
@@ -511,20 +526,17 @@ def _viewed(graph, v):
     return False
 
 
-def _hand_over_views(private, res, ins):
+def _hand_over_views(private, res, held):
     """Hands the engine the outputs that are C-ordered views covering a whole array that
-    neither an input nor another output holds (see Note [Private gradients] in engine.py)."""
-    held = set()
-    for x in ins:
-        a = x._data
-        held.add(id(a))
-        if type(a) is np.ndarray and a.base is not None:
-            held.add(id(a.base))
+    neither an input (ids in ``held``) nor another output holds (see Note [Private gradients]
+    in engine.py)."""
+    held = set(held)
     for k, r in enumerate(res):
-        held.add(id(r)) if k not in private else None
-        b = getattr(r, "base", None)
-        if b is not None and k not in private:
-            held.add(id(b))
+        if k not in private:
+            held.add(id(r))
+            b = getattr(r, "base", None)
+            if b is not None:
+                held.add(id(b))
     seen = set()
     for i in private:
         r = res[i]

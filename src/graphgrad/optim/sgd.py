@@ -80,6 +80,26 @@ class SGD(Optimizer):
                         b += (1 - dampening) * g
                         bump(buf)
                     g = g + momentum * buf._data if nesterov else buf._data
-                d += -lr * g
+                _add_scaled(d, g, -lr)
                 bump(p)
         return loss
+
+
+_CHUNK = 1 << 16
+
+
+def _add_scaled(d, g, s):
+    """``d += s * g`` without a gradient-sized temporary (in chunks for large arrays; the
+    same rounding: the product, then the sum, element by element): the update's temporary
+    was the peak of a compiled model's training step."""
+    if (g.size <= _CHUNK or d.shape != g.shape or d.dtype != g.dtype
+            or not (d.flags.c_contiguous and g.flags.c_contiguous)):
+        d += s * g
+        return
+    fd, fg = d.reshape(-1), g.reshape(-1)
+    tmp = np.empty(_CHUNK, d.dtype)
+    for i in range(0, fd.size, _CHUNK):
+        j = min(i + _CHUNK, fd.size)
+        t = tmp[:j - i]
+        np.multiply(fg[i:j], s, out=t)
+        fd[i:j] += t
