@@ -90,6 +90,42 @@ def test_write_into_expanded(code):
     assert results[0] == results[1]
 
 
+_F = "m.nn.functional"
+_EMPTY_REDUCTIONS = [
+    "x.sum(0)", "x.sum()", "x.mean(0)", "x.mean()", "x.prod(0)", "x.var(0)", "x.std(1)",
+    "m.logsumexp(x, 0)", "m.logsumexp(x, 1)", "x.norm(dim=0)", "x.norm()",
+    "m.linalg.vector_norm(x, float('inf'), dim=1)", "m.linalg.vector_norm(x, -float('inf'))",
+    "x.amax(1)", "x.amax(0)", "x.max(0).values", "x.max(1).values", "x.argmax(0)", "x.argmax()",
+    "x.cumsum(0)", "x.cumprod(1)", "m.logcumsumexp(x, 0)", "x.median()", "x.nanmean(0)",
+    "x.nansum(1)", "m.var_mean(x, 0)[0]", "m.count_nonzero(x, 0)", "(x > 0).all(0)",
+    "x.topk(0, 1).values", "x.sort(0).values", "m.quantile(x, 0.5, dim=0)",
+    f"{_F}.layer_norm(x, x.shape[-1:])", f"{_F}.normalize(x, dim=0)",
+    f"{_F}.group_norm(x.reshape(x.shape[0], x.shape[1], 1), 1)",
+    f"{_F}.softmax(x, 0)", f"{_F}.log_softmax(x, 1)", f"{_F}.softmin(x, 0)",
+    f"{_F}.cross_entropy(x, m.zeros(x.shape[0], dtype=m.long))",
+    f"{_F}.mse_loss(x, x.detach())", f"{_F}.linear(x, m.ones(2, x.shape[1]))", "x.t() @ x",
+]
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (0, 0)])
+@pytest.mark.parametrize("code", _EMPTY_REDUCTIONS)
+def test_reductions_and_normalizations_on_empty(code, shape):
+    """Shapes, values and gradient shapes as torch's, or torch's exception class."""
+    def run(m):
+        x = m.zeros(shape, requires_grad=True)
+        y = eval(code, {"m": m, "x": x})
+        if y.requires_grad:
+            y.sum().backward()
+        grad = None if x.grad is None else tuple(x.grad.shape)
+        return tuple(y.shape), str(y.dtype), y.detach().tolist(), grad
+
+    want, got = _outcome(run, torch), _outcome(run, gg)
+    if isinstance(want, type):
+        assert isinstance(got, type) and issubclass(got, want), f"torch {want}, got {got}"
+    else:
+        assert repr(got) == repr(want)
+
+
 # --- NaN and Inf --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["max", "min", "amax", "amin"])

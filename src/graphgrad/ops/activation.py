@@ -87,10 +87,13 @@ def _logit_fwd(xp, x, eps=None):
 
 def _logit_vjp(ns, g, x, eps=None):
     rx = ns.raw(x)
-    grad = g / (x * (1.0 - x))
+    denom = x * (1.0 - x)
+    ends = (rx == 0) | (rx == 1)
+    if eps is None and ends.any():
+        # torch gives g * inf at both ends: a +0 denominator (x * (1 - x) is -0 at x = -0.0)
+        denom = ns.where(ns.const(ends), 0.0, denom)
+    grad = g / denom
     if eps is None:  # outside [0, 1] the logit is undefined, and so is its gradient
-        # torch: g * inf at both ends (so +inf at -0.0 too, where g / (x * (1 - x)) is -inf)
-        grad = ns.where(ns.const((rx == 0) | (rx == 1)), g * math.inf, grad)
         return ns.where(ns.const((rx < 0) | (rx > 1)), math.nan, grad)
     # clamped inputs have a flat logit: zero gradient outside [eps, 1 - eps]
     return ns.where(ns.const((rx < eps) | (rx > 1.0 - eps)), 0.0, grad)

@@ -198,9 +198,11 @@ MIN_DIM = defop("min.dim", _extreme_dim_fwd(np.argmin, "min"), _index_vjp, kind=
 
 def _arg_fwd(fn, name):
     def forward(xp, x, axis=None, keepdim=False):
-        if x.size == 0 and (axis is None or x.shape[axis] == 0):
+        if x.size == 0 and axis is None:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
                              "input.numel() == 0.")
+        if x.size == 0 and x.shape[axis] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {axis} to have non-zero size.")
         if axis is None:
             r = np.asarray(fn(x))
             return r.reshape((1,) * x.ndim) if keepdim else r
@@ -268,6 +270,14 @@ def _norm_fwd(xp, x, p=2.0, axes=None, keepdim=False, shape=None):
         return xp.sqrt(xp.sum(x * x, axis=axes, keepdims=keepdim))
     if p == 1:
         return xp.sum(a, axis=axes, keepdims=keepdim)
+    if p in (math.inf, -math.inf) and x.size == 0:
+        # max/min have no identity: torch's refusal (NumPy's says "zero-size array")
+        empty = [d for d in (axes if axes is not None else ()) if x.shape[d] == 0]
+        if axes is None or empty:
+            where = (f"the dimension {empty[0]}because this dimension is empty and" if empty
+                     else "an empty tensor because")
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {'-' * (p < 0)}inf "
+                               f"norm on {where} the operation does not have an identity")
     if p == math.inf:
         return xp.max(a, axis=axes, keepdims=keepdim)
     if p == -math.inf:
