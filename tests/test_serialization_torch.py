@@ -471,3 +471,23 @@ def test_numpy_values_need_safe_globals_as_in_torch():
                                      np.dtypes.Float32DType]):
         got = graphgrad.load(buf)
     assert got["a"].tolist() == [0.0, 1.0, 2.0] and type(got["s"]) is np.float32
+
+
+def test_previous_graphgrad_files_load_under_any_name(tmp_path):
+    # the previous version wrote safetensors under every name; load tells formats apart
+    obj = {"w": graphgrad.arange(3.0), "step": 4, "nested": [(1, "a")]}
+    path = tmp_path / "old_checkpoint.pt"
+    graphgrad.save(obj, path, format="safetensors")
+    assert norm(graphgrad.load(path)) == norm(obj)
+
+
+@pytest.mark.parametrize("protocol", [2, 4, 5])
+def test_pickle_protocols(protocol):
+    buf = io.BytesIO()
+    graphgrad.save({"sd": graphgrad.nn.Linear(2, 1).state_dict(), "s": graphgrad.Size([2])},
+                   buf, pickle_protocol=protocol)
+    buf.seek(0)
+    theirs = torch.load(buf, weights_only=protocol == 2)  # torch's allowlist: protocol 2 only
+    buf.seek(0)
+    ours = graphgrad.load(buf)
+    assert norm(ours["sd"]) == norm(theirs["sd"]) and type(theirs["s"]) is torch.Size
