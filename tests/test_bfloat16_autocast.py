@@ -218,3 +218,111 @@ def test_float16_scans_accumulate_in_float32_as_torch():
         theirs = getattr(torch.tensor(v), name)(0)
         assert str(ours.dtype) == "torch.float16"
         np.testing.assert_allclose(f32(ours), f32(theirs), rtol=2 ** -10)
+
+
+def _setitem(a):
+    c = a.clone()
+    c[0] = 1.5
+    c[:, 1] = c[:, 2]
+    return c
+
+
+_A = RNG.standard_normal((4, 6)).astype(np.float32)
+_B = RNG.standard_normal((6, 5)).astype(np.float32)
+_I = RNG.integers(0, 4, (4,))
+SWEEP = {  # name -> fn(module, a, b) on bfloat16 operands
+    "neg": lambda m, a, b: -a,
+    "sqrt": lambda m, a, b: a.abs().sqrt(),
+    "log": lambda m, a, b: (a.abs()+1).log(),
+    "sigmoid": lambda m, a, b: a.sigmoid(),
+    "silu": lambda m, a, b: m.nn.functional.silu(a),
+    "tanh_gelu": lambda m, a, b: m.nn.functional.gelu(a, approximate="tanh"),
+    "clamp": lambda m, a, b: a.clamp(-0.5, 0.5),
+    "where": lambda m, a, b: m.where(a > 0, a, m.zeros_like(a)),
+    "gt": lambda m, a, b: (a > 0),
+    "pow2": lambda m, a, b: a ** 2,
+    "pow_t": lambda m, a, b: a.abs() ** 1.5,
+    "rsqrt": lambda m, a, b: (a.abs()+1).rsqrt(),
+    "mm": lambda m, a, b: a @ b,
+    "bmm": lambda m, a, b: m.bmm(a[None], b[None]),
+    "einsum": lambda m, a, b: m.einsum("ij,jk->ik", a, b),
+    "sum0": lambda m, a, b: a.sum(0),
+    "amax": lambda m, a, b: a.amax(1),
+    "argmax": lambda m, a, b: a.argmax(1),
+    "std": lambda m, a, b: a.std(1),
+    "logsumexp": lambda m, a, b: a.logsumexp(1),
+    "log_softmax": lambda m, a, b: m.log_softmax(a, 1),
+    "cumsum": lambda m, a, b: a.cumsum(1),
+    "cat": lambda m, a, b: m.cat([a, a]),
+    "stack": lambda m, a, b: m.stack([a, a]),
+    "reshape": lambda m, a, b: a.reshape(6, 4) * 1,
+    "permute": lambda m, a, b: a.permute(1, 0) + 0,
+    "expand": lambda m, a, b: a[:1].expand(3, 6) + 0,
+    "gather": lambda m, a, b: a.gather(1, m.tensor(_I)[:, None]),
+    "index_select": lambda m, a, b: a.index_select(0, m.tensor(_I)),
+    "masked_fill": lambda m, a, b: a.masked_fill(a > 0, 0.0),
+    "embedding": lambda m, a, b: m.nn.functional.embedding(m.tensor(_I), a),
+    "dropout_eval": lambda m, a, b: m.nn.functional.dropout(a, 0.5, training=False),
+    "conv1d": lambda m, a, b: m.nn.functional.conv1d(a[None], m.ones(2, 4, 3, dtype=a.dtype)),
+    "max_pool1d": lambda m, a, b: m.nn.functional.max_pool1d(a[None], 2),
+    "avg_pool1d": lambda m, a, b: m.nn.functional.avg_pool1d(a[None], 2),
+    "layer_norm_w": lambda m, a, b: m.nn.functional.layer_norm(
+        a, (6,), m.ones(6, dtype=a.dtype), m.zeros(6, dtype=a.dtype)),
+    "rms_norm": lambda m, a, b: m.nn.functional.rms_norm(a, (6,)),
+    "sdpa": lambda m, a, b: m.nn.functional.scaled_dot_product_attention(a[None], a[None], a[None]),
+    "tril": lambda m, a, b: a.tril(),
+    "triu_": lambda m, a, b: a.clone().triu_(),
+    "topk": lambda m, a, b: a.topk(2, 1).values,
+    "sort": lambda m, a, b: a.sort(1).values,
+    "norm": lambda m, a, b: a.norm(),
+    "mul_": lambda m, a, b: a.clone().mul_(2),
+    "add_t": lambda m, a, b: a.clone().add_(a, alpha=0.5),
+    "addcmul_": lambda m, a, b: a.clone().addcmul_(a, a, value=0.1),
+    "lerp": lambda m, a, b: a.lerp(m.zeros_like(a), 0.3),
+    "zero_": lambda m, a, b: a.clone().zero_(),
+    "fill_": lambda m, a, b: a.clone().fill_(2.5),
+    "copy_": lambda m, a, b: m.zeros_like(a).copy_(a),
+    "setitem": lambda m, a, b: _setitem(a),
+    "cross_entropy": lambda m, a, b: m.nn.functional.cross_entropy(a, m.tensor(_I)),
+    "mse": lambda m, a, b: m.nn.functional.mse_loss(a, a * 0.5),
+    "item": lambda m, a, b: m.tensor(a.sum().item()),
+    "tolist": lambda m, a, b: m.tensor(a.tolist()),
+    "eq": lambda m, a, b: a == a,
+    "isnan": lambda m, a, b: a.isnan(),
+    "nan_to_num": lambda m, a, b: a.nan_to_num(),
+    "sign": lambda m, a, b: a.sign(),
+    "round": lambda m, a, b: a.round(),
+    "floor": lambda m, a, b: a.floor(),
+    "mean_dim": lambda m, a, b: a.mean(1, keepdim=True),
+    "var": lambda m, a, b: a.var(0),
+    "softplus": lambda m, a, b: m.nn.functional.softplus(a),
+    "leaky_relu": lambda m, a, b: m.nn.functional.leaky_relu(a),
+    "elu": lambda m, a, b: m.nn.functional.elu(a),
+    "hardtanh": lambda m, a, b: m.nn.functional.hardtanh(a),
+    "linear3d": lambda m, a, b: m.nn.functional.linear(a[None], b.T, None),
+    "interp": lambda m, a, b: m.nn.functional.interpolate(a[None], scale_factor=2),
+    "pad": lambda m, a, b: m.nn.functional.pad(a, (1, 1)),
+    "one_hot_mul": lambda m, a, b: a * m.nn.functional.one_hot(m.tensor(_I), 6),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SWEEP))
+def test_bfloat16_op_sweep_matches_torch(name):
+    """Common ops on bfloat16 operands: the same dtype, values within bfloat16 rounding (or
+    the same exception type). Composites (batch_norm) round after each op and drift by a
+    few ulp, so they are not in the table."""
+    fn = SWEEP[name]
+    outs = []
+    for m in (torch, gg):
+        try:
+            outs.append(fn(m, m.tensor(_A, dtype=m.bfloat16), m.tensor(_B, dtype=m.bfloat16)))
+        except Exception as e:  # noqa: BLE001 - the outcome is compared
+            outs.append(e)
+    theirs, ours = outs
+    if isinstance(theirs, Exception) or isinstance(ours, Exception):
+        assert type(theirs) is type(ours), (theirs, ours)
+        return
+    assert str(ours.dtype) == str(theirs.dtype)
+    want = theirs.float().numpy() if theirs.dtype.is_floating_point else theirs.numpy()
+    got = ours.float().numpy() if ours.is_floating_point() else ours.numpy()
+    np.testing.assert_allclose(got, want, rtol=2e-2, atol=2e-2, equal_nan=True)

@@ -80,7 +80,7 @@ def _addc_args(name, input, args, value):
     kinds = {t._data.dtype.kind for t in (input, t1, t2)}
     if kinds == {"b"}:
         raise NotImplementedError(f"\"{name}_cpu_out\" not implemented for 'Bool'")
-    if "f" not in kinds:
+    if "f" not in kinds and "V" not in kinds:  # V: bfloat16 is floating too
         if name == "addcdiv":
             raise RuntimeError("Integer division with addcdiv is no longer supported, and in a "
                                "future release addcdiv will perform a true division of tensor1 "

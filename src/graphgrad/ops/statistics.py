@@ -47,7 +47,7 @@ def _nan_mask(input):
 # -- nansum / nanmean / nanmedian ----------------------------------------------------------------
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating NaN as zero; the gradient is zero at the NaNs, as torch's."""
-    if input._data.dtype.kind == "f":
+    if input._data.dtype.kind in "fV":  # V: bfloat16
         input = E.where(_nan_mask(input), 0.0, input)
     return R.sum(input, dim, keepdim, dtype=dtype)
 

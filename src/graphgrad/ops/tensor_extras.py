@@ -181,7 +181,7 @@ def _no_grad_inplace(name, fn):
         recording = I._recording(self, *args)
         I._check_target(self, name, recording)
         result = fn(self, *args, **kwargs)
-        if recording and self._data.dtype.kind == "f":
+        if recording and self._data.dtype.kind in "fV":  # V: bfloat16
             result = unary(I._OVERWRITES["fill"], self, {"values": result._data})
         return I._write(self, result, name, True)
     method.__name__ = name
