@@ -192,3 +192,20 @@ def test_graphgrad_logs_env_prints_recompiles():
     r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                        text=True, timeout=120)
     assert "Recompiling" not in r.stderr
+
+
+def test_explain_keeps_the_compiled_function_and_shows_the_compiled_backward():
+    gg.manual_seed(0)
+    m = gg.nn.Linear(3, 2)
+    cm = gg.compile(m)
+    x = gg.ones(4, 3)
+    cm(x)
+    cm(gg.ones(5, 3))
+    before = list(cm._compiled.variants)
+    with gg.compiler.set_stance("force_eager"):  # explain captures whatever the stance
+        text = str(gg.compiler.explain(cm, x))
+    assert cm._compiled.variants == before
+    assert "recaptures of this compiled function so far: 1" in text
+    assert "compiled backward (CompiledFunctionBackward" in text and "vjp" in text
+    out = cm(x)
+    assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"

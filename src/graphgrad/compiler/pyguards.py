@@ -22,6 +22,7 @@ import math
 import random as _pyrandom
 import sys
 import sysconfig
+import threading
 import types
 import warnings
 
@@ -45,6 +46,7 @@ __all__ = ["StateTrace", "PyGuards"]
 # the call are not guarded; stores into them are allowed. A store whose target the stack does
 # not know is checked at the end of the capture against a snapshot of the outliving objects.
 
+_get_ident = threading.get_ident
 _MISSING = object()
 _UNKNOWN = object()  # a value the tracer cannot know without running code
 _LIMIT = 2000  # objects snapshotted per capture, at most (large containers are not walked)
@@ -548,7 +550,7 @@ class StateTrace:
             self._prev = sys.gettrace()
             sys.settrace(self._call)
             return self
-        self._tool, self._codes = tool, set()
+        self._tool, self._codes, self._thread = tool, set(), _get_ident()
         ev = mon.events
         mon.use_tool_id(tool, "graphgrad.compile")
         mon.register_callback(tool, ev.PY_START, self._m_start)
@@ -580,11 +582,17 @@ class StateTrace:
     def __exit__(self, *exc):
         self._stop()
         self._frames.clear()
-        self._finish()
+        try:
+            self._finish()
+        except Exception as err:  # noqa: BLE001 - a failed analysis is a break, not a crash
+            self.effects.append(GraphBreak("graphgrad.compile could not check the Python "
+                                           f"state of the call ({type(err).__name__}: {err})"))
         return False
 
     # -- sys.monitoring (3.12+) -----------------------------------------------------------
     def _m_start(self, code, offset):
+        if _get_ident() != self._thread:
+            return None  # sys.monitoring is process-wide: other threads are not this call
         kind = _frame_kind(code)
         if kind is None or _dispatch._tracer is None:
             return None  # see _call
