@@ -491,3 +491,44 @@ def test_pickle_protocols(protocol):
     buf.seek(0)
     ours = graphgrad.load(buf)
     assert norm(ours["sd"]) == norm(theirs["sd"]) and type(theirs["s"]) is torch.Size
+
+
+def test_training_resumes_across_libraries():
+    """A torch model+Adam checkpoint resumed in graphgrad, then graphgrad's checkpoint resumed
+    in torch, follow torch's own uninterrupted run."""
+    torch.manual_seed(0)
+
+    def mlp(nn):
+        return nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+
+    tm = mlp(torch.nn)
+    topt = torch.optim.Adam(tm.parameters(), lr=0.01, amsgrad=True)
+    x = torch.randn(5, 3)
+
+    def step(model, opt, xs):
+        opt.zero_grad()
+        model(xs).pow(2).sum().backward()
+        opt.step()
+
+    step(tm, topt, x)
+    ck = graphgrad.load(saved_by_torch({"m": tm.state_dict(), "o": topt.state_dict()}, True))
+    gm = mlp(graphgrad.nn)
+    gm.load_state_dict(ck["m"])
+    gopt = graphgrad.optim.Adam(gm.parameters(), lr=0.5)
+    gopt.load_state_dict(ck["o"])
+    for _ in range(3):
+        step(tm, topt, x)
+        step(gm, gopt, graphgrad.from_numpy(x.numpy()))
+    buf = io.BytesIO()
+    graphgrad.save({"m": gm.state_dict(), "o": gopt.state_dict()}, buf)
+    buf.seek(0)
+    ck = torch.load(buf)
+    tm2 = mlp(torch.nn)
+    tm2.load_state_dict(ck["m"])
+    topt2 = torch.optim.Adam(tm2.parameters(), lr=0.5)
+    topt2.load_state_dict(ck["o"])
+    for _ in range(3):
+        step(tm, topt, x)
+        step(tm2, topt2, x)
+    for a, b in zip(tm.parameters(), tm2.parameters()):
+        np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), rtol=1e-5, atol=1e-6)
