@@ -76,3 +76,30 @@ def test_consume_prefix_in_state_dict_if_present():
         utils.consume_prefix_in_state_dict_if_present(sd, "absent.")
         return list(sd), sorted(sd._metadata)
     assert prog(gg) == prog(torch)
+
+
+@pytest.mark.parametrize("case", ["equal_list", "far", "within_loose", "mixed_dtype", "nan",
+                                  "nan_unequal", "explicit_tol"])
+def test_deprecated_assert_allclose_as_torch(case):
+    import warnings
+
+    def run(m):
+        a = m.tensor([1.0, 2.0, float("nan")] if case.startswith("nan") else [1.0, 2.0])
+        call = {
+            "equal_list": lambda: m.testing.assert_allclose(a, [1.0, 2.0]),
+            "far": lambda: m.testing.assert_allclose(a, m.tensor([1.0, 2.1])),
+            "within_loose": lambda: m.testing.assert_allclose(a, m.tensor([1.0, 2.00015])),
+            "mixed_dtype": lambda: m.testing.assert_allclose(a, a.double()),
+            "nan": lambda: m.testing.assert_allclose(a, a.clone()),
+            "nan_unequal": lambda: m.testing.assert_allclose(a, a.clone(), equal_nan=False),
+            "explicit_tol": lambda: m.testing.assert_allclose(a, a + 0.05, rtol=0, atol=0.1),
+        }[case]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                call()
+                result = "ok"
+            except AssertionError as e:
+                result = str(e)
+        return result, [w.category.__name__ for w in caught]
+    assert run(gg) == run(torch)

@@ -259,8 +259,7 @@ EXPECTED_MISSING = {
      "matmuls, nn.grad's "
      "conv gradients, global module hooks, Adafactor/Muon/SparseAdam and the functional "
      "optimizer kernels, SobolEngine, selective activation "
-     "checkpointing, swap_tensors, futures, profiler execution traces, "
-     "testing.assert_allclose (deprecated)"): """
+     "checkpointing, swap_tensors, futures, profiler execution traces"): """
         cond func.debug_unwrap func.rearrange futures.Future futures.collect_all
         futures.wait_all jagged lobpcg nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions
         nn.functional.grouped_mm nn.functional.linear_cross_entropy
@@ -281,7 +280,7 @@ EXPECTED_MISSING = {
         optim.sgd.sgd optim.sparse_adam.SparseAdam optim.swap_in_optimizer_params_and_state
         profiler.DeviceType profiler.ExecutionTraceObserver
         profiler.profiler.ExecutionTraceObserver quasirandom.SobolEngine segment_reduce
-        testing.assert_allclose to_dlpack utils.checkpoint.CheckpointPolicy
+        to_dlpack utils.checkpoint.CheckpointPolicy
         utils.checkpoint.DefaultDeviceType utils.checkpoint.GraphExecGroup
         utils.checkpoint.SAC_IGNORED_OPS utils.checkpoint.SelectiveCheckpointContext
         utils.checkpoint.create_selective_checkpoint_contexts

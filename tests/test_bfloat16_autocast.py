@@ -326,3 +326,30 @@ def test_bfloat16_op_sweep_matches_torch(name):
     want = theirs.float().numpy() if theirs.dtype.is_floating_point else theirs.numpy()
     got = ours.float().numpy() if ours.is_floating_point() else ours.numpy()
     np.testing.assert_allclose(got, want, rtol=2e-2, atol=2e-2, equal_nan=True)
+
+
+@pytest.mark.parametrize("opt", ["SGD", "AdamW"])
+def test_bfloat16_model_trains_as_torch(opt):
+    """Parameters, activations and gradients in bfloat16, as torch's CPU kernels keep them."""
+    def run(m):
+        rng = np.random.default_rng(11)
+        model = m.nn.Sequential(m.nn.Linear(8, 16), m.nn.Tanh(), m.nn.Linear(16, 3))
+        with m.no_grad():
+            for p in model.parameters():
+                p.copy_(m.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32) * 0.3))
+        model = model.to(m.bfloat16)
+        o = getattr(m.optim, opt)(model.parameters(), lr=0.05)
+        x = m.tensor(rng.standard_normal((32, 8)).astype(np.float32)).to(m.bfloat16)
+        y = m.tensor(rng.integers(0, 3, 32))
+        losses = []
+        for _ in range(8):
+            o.zero_grad()
+            loss = m.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            o.step()
+            losses.append(loss.item())
+        assert str(model[0].weight.grad.dtype) == "torch.bfloat16"
+        return np.array(losses)
+    ours, theirs = run(gg), run(torch)
+    assert ours[-1] < ours[0]
+    np.testing.assert_allclose(ours, theirs, rtol=0.03, atol=0.02)

@@ -7,5 +7,6 @@ from __future__ import annotations
 
 from ._comparison import assert_close
 from ._creation import make_tensor
+from ._deprecated import assert_allclose
 
-__all__ = ["assert_close", "make_tensor"]
+__all__ = ["assert_close", "make_tensor", "assert_allclose"]
