@@ -51,7 +51,7 @@ def _values_tensor(values, dtype):
     return v
 
 
-def _check_indices(idx, size, names=None):
+def _check_indices(idx, size):
     for d in range(idx.shape[0]):
         if idx.shape[1] == 0:
             break
