@@ -50,6 +50,7 @@ _get_ident = threading.get_ident
 _MISSING = object()
 _UNKNOWN = object()  # a value the tracer cannot know without running code
 _LIMIT = 2000  # objects snapshotted per capture, at most (large containers are not walked)
+_BIG = 4096  # containers longer than this have their length guarded, not every entry
 
 _PREFIXES = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib",
                                                         "platlib") if sysconfig.get_paths().get(k)})
@@ -258,6 +259,8 @@ class _Guard:
             return _item(b, n)
         if k == "module":
             return _module_sig(b)
+        if k == "len":
+            return len(b)
         return _contents(b)
 
     def holds(self, cur=_MISSING):
@@ -723,10 +726,7 @@ class StateTrace:
         if op == "GET_ITER":
             base = stack.pop() if stack else _U
             if base is not _U and base.lives and not isinstance(base.value, Tensor):
-                c = _contents(base.value)
-                if c is not _UNKNOWN:
-                    self._guard("contents", base.value, None, c, frame,
-                                f"the {type(base.value).__name__} iterated")
+                self._contents_guard(frame, base.value, "iterated")
             stack.append(_U)
             return
         if op in ("STORE_GLOBAL", "DELETE_GLOBAL"):
@@ -929,8 +929,18 @@ class StateTrace:
     def _whole(self, frame, e):
         if e is _U or not e.lives or type(e.value) not in (list, dict, set):
             return
-        c = e.value
-        self._guard("contents", c, None, _contents(c), frame, f"the {type(c).__name__} read")
+        self._contents_guard(frame, e.value, "read")
+
+    def _contents_guard(self, frame, c, how):
+        if type(c) not in (list, tuple, dict, set):
+            return
+        if len(c) > _BIG:
+            # Checking every entry on every call would cost more than the replay saves: the
+            # length is guarded (Known limit: an entry replaced in place is not seen).
+            self._guard("len", c, None, len(c), frame, f"len() of the {type(c).__name__} {how}")
+            return
+        self._guard("contents", c, None, _contents(c), frame,
+                    f"the {type(c).__name__} {how}")
 
     def _subscr(self, frame, base, key):
         if base is _U or key is _U or not base.lives or not _by_value(key.value):
