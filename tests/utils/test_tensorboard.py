@@ -17,7 +17,7 @@ from torch.utils.tensorboard import SummaryWriter as TorchWriter  # noqa: E402
 
 from graphgrad.utils.tensorboard import SummaryWriter  # noqa: E402
 
-_SIZES = {"images": 0, "histograms": 0, "scalars": 0, "tensors": 0}
+_SIZES = {"images": 0, "histograms": 0, "scalars": 0, "tensors": 0, "audio": 0}
 
 
 def _read(path):
@@ -68,6 +68,8 @@ def _write(writer_cls, m, path):
                         label_img=m.tensor(rng.uniform(0, 1, (5, 1, 3, 2)).astype(np.float32)))
         w.add_embedding(feats, metadata=[[i, c] for i, c in enumerate("vwxyz")],
                         metadata_header=["n", "c"], tag="with header", global_step=7)
+        w.add_audio("sound", m.tensor(np.sin(np.arange(400) / 5.0).astype(np.float32)), 1,
+                    sample_rate=8000)
         w.add_figure("fig", _figure(), 3)
         w.add_figure("figs", [_figure(), _figure()], 3)
     return w_np
@@ -162,6 +164,14 @@ def test_embeddings_for_the_projector(logs):
             pa, pb = (np.asarray(Image.open(logs / run / emb.sprite.image_path).convert("RGB"))
                       for run in ("gg", "torch"))
             assert pa.shape == pb.shape and np.abs(pa.astype(int) - pb.astype(int)).max() <= 1
+
+
+def test_audio(logs):
+    a = _read(logs / "gg").Audio("sound")[0]
+    b = _read(logs / "torch").Audio("sound")[0]
+    assert (a.step, a.sample_rate, a.length_frames, a.content_type) == \
+        (b.step, b.sample_rate, b.length_frames, b.content_type)
+    assert a.encoded_audio_string == b.encoded_audio_string
 
 
 def test_text_and_hparams(logs):

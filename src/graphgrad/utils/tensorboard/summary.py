@@ -10,7 +10,7 @@ from ._proto import tb
 
 __all__ = ["scalar", "histogram", "histogram_raw", "make_histogram", "image", "make_image",
            "text", "tensor_proto", "hparams", "pr_curve", "pr_curve_raw", "compute_curve",
-           "figure_to_image"]
+           "figure_to_image", "audio"]
 
 
 def _np(x):
@@ -306,3 +306,31 @@ def figure_to_image(figures, close=True):
     if isinstance(figures, list):
         return np.stack([render(f) for f in figures])
     return render(figures)
+
+
+def audio(tag, tensor, sample_rate=44100):
+    """A mono clip (samples in [-1, 1]; louder ones are clipped, with a warning) as 16-bit
+    WAV."""
+    import io
+    import warnings
+    import wave
+
+    p = tb()
+    samples = _np(tensor).astype(np.float64).squeeze()
+    if samples.ndim != 1:
+        raise AssertionError("input tensor should be 1 dimensional.")
+    if samples.size and np.abs(samples).max() > 1:
+        warnings.warn("audio amplitude out of range, auto clipped.", UserWarning, stacklevel=3)
+        samples = np.clip(samples, -1, 1)
+    pcm = (samples * np.iinfo(np.int16).max).astype("<i2")
+    buf = io.BytesIO()
+    with wave.open(buf, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(sample_rate)
+        w.writeframes(pcm.tobytes())
+    clip = p.summary_pb2.Summary.Audio(sample_rate=sample_rate, num_channels=1,
+                                       length_frames=pcm.shape[-1],
+                                       encoded_audio_string=buf.getvalue(),
+                                       content_type="audio/wav")
+    return p.summary_pb2.Summary(value=[p.summary_pb2.Summary.Value(tag=tag, audio=clip)])

@@ -54,8 +54,8 @@ class SummaryWriter:
     """``torch.utils.tensorboard.SummaryWriter``: scalars, histograms, images, text, hparams,
     tensors and the model's graph, into event files TensorBoard reads.
 
-    ``log_dir`` defaults to ``runs/<date>_<host><comment>`` as torch's. Embeddings, audio, video,
-    meshes and custom scalar layouts raise NotImplementedError (docs/compat.md).
+    ``log_dir`` defaults to ``runs/<date>_<host><comment>`` as torch's. Video, meshes and custom
+    scalar layouts raise NotImplementedError (docs/compat.md).
     """
 
     def __init__(self, log_dir=None, comment="", purge_step=None, max_queue=10, flush_secs=120,
@@ -157,8 +157,8 @@ class SummaryWriter:
 
     def _absent(self, what):
         raise NotImplementedError(f"SummaryWriter.{what} is not implemented in graphgrad "
-                                  "(scalars, histograms, images, figures, text, PR curves, "
-                                  "hparams, tensors and graphs are)")
+                                  "(scalars, histograms, images, figures, audio, text, PR "
+                                  "curves, embeddings, hparams, tensors and graphs are)")
 
     def add_figure(self, tag, figure, global_step=None, close=True, walltime=None):
         """A matplotlib figure (or a list, as one image grid), rendered with Agg."""
@@ -171,8 +171,8 @@ class SummaryWriter:
     def add_video(self, *args, **kwargs):
         self._absent("add_video")
 
-    def add_audio(self, *args, **kwargs):
-        self._absent("add_audio")
+    def add_audio(self, tag, snd_tensor, global_step=None, sample_rate=44100, walltime=None):
+        self._add(_summary.audio(tag, snd_tensor, sample_rate), global_step, walltime)
 
     def add_embedding(self, mat, metadata=None, label_img=None, global_step=None,
                       tag="default", metadata_header=None):
