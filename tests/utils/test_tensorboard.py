@@ -70,6 +70,8 @@ def _write(writer_cls, m, path):
                         metadata_header=["n", "c"], tag="with header", global_step=7)
         w.add_audio("sound", m.tensor(np.sin(np.arange(400) / 5.0).astype(np.float32)), 1,
                     sample_rate=8000)
+        w.add_custom_scalars({"Taiwan": {"twse": ["Multiline", ["twse/0050", "twse/2330"]]},
+                              "USA": {"dow": ["Margin", ["dow/aaa", "dow/bbb", "dow/ccc"]]}})
         w.add_figure("fig", _figure(), 3)
         w.add_figure("figs", [_figure(), _figure()], 3)
     return w_np
@@ -164,6 +166,15 @@ def test_embeddings_for_the_projector(logs):
             pa, pb = (np.asarray(Image.open(logs / run / emb.sprite.image_path).convert("RGB"))
                       for run in ("gg", "torch"))
             assert pa.shape == pb.shape and np.abs(pa.astype(int) - pb.astype(int)).max() <= 1
+
+
+def test_custom_scalars_layout(logs):
+    from tensorboard.plugins.custom_scalar import layout_pb2
+
+    def layout(run):
+        t = _read(logs / run).Tensors("custom_scalars__config__")[0].tensor_proto
+        return layout_pb2.Layout.FromString(t.string_val[0])
+    assert layout("gg") == layout("torch")
 
 
 def test_audio(logs):

@@ -10,7 +10,7 @@ from ._proto import tb
 
 __all__ = ["scalar", "histogram", "histogram_raw", "make_histogram", "image", "make_image",
            "text", "tensor_proto", "hparams", "pr_curve", "pr_curve_raw", "compute_curve",
-           "figure_to_image", "audio"]
+           "figure_to_image", "audio", "custom_scalars"]
 
 
 def _np(x):
@@ -334,3 +334,37 @@ def audio(tag, tensor, sample_rate=44100):
                                        encoded_audio_string=buf.getvalue(),
                                        content_type="audio/wav")
     return p.summary_pb2.Summary(value=[p.summary_pb2.Summary.Value(tag=tag, audio=clip)])
+
+
+def custom_scalars(layout):
+    """The custom-scalars plugin's layout: ``{category: {chart title: ["Multiline", [tags]]
+    or ["Margin", [value, lower, upper]]}}``."""
+    from tensorboard.plugins.custom_scalar import layout_pb2
+
+    p = tb()
+    categories = []
+    for title, charts in layout.items():
+        chart_list = []
+        for chart_title, (kind, tags) in charts.items():
+            if kind == "Multiline":
+                chart = layout_pb2.Chart(title=chart_title,
+                                         multiline=layout_pb2.MultilineChartContent(tag=tags))
+            elif kind == "Margin":
+                if len(tags) != 3:
+                    raise AssertionError("a Margin chart needs [value, lower, upper] tags")
+                series = [layout_pb2.MarginChartContent.Series(value=tags[0], lower=tags[1],
+                                                               upper=tags[2])]
+                chart = layout_pb2.Chart(title=chart_title,
+                                         margin=layout_pb2.MarginChartContent(series=series))
+            else:
+                raise NotImplementedError(f"custom scalar chart kind {kind!r} (Multiline or "
+                                          "Margin)")
+            chart_list.append(chart)
+        categories.append(layout_pb2.Category(title=title, chart=chart_list))
+    content = layout_pb2.Layout(category=categories).SerializeToString()
+    meta = p.summary_pb2.SummaryMetadata(plugin_data=p.summary_pb2.SummaryMetadata.PluginData(
+        plugin_name="custom_scalars"))
+    t = p.tensor_pb2.TensorProto(dtype=p.types_pb2.DT_STRING, string_val=[content],
+                                 tensor_shape=p.tensor_shape_pb2.TensorShapeProto())
+    return p.summary_pb2.Summary(value=[p.summary_pb2.Summary.Value(
+        tag="custom_scalars__config__", tensor=t, metadata=meta)])

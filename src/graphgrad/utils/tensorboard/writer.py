@@ -54,8 +54,8 @@ class SummaryWriter:
     """``torch.utils.tensorboard.SummaryWriter``: scalars, histograms, images, text, hparams,
     tensors and the model's graph, into event files TensorBoard reads.
 
-    ``log_dir`` defaults to ``runs/<date>_<host><comment>`` as torch's. Video, meshes and custom
-    scalar layouts raise NotImplementedError (docs/compat.md).
+    ``log_dir`` defaults to ``runs/<date>_<host><comment>`` as torch's. Video and meshes raise
+    NotImplementedError (docs/compat.md).
     """
 
     def __init__(self, log_dir=None, comment="", purge_step=None, max_queue=10, flush_secs=120,
@@ -158,7 +158,8 @@ class SummaryWriter:
     def _absent(self, what):
         raise NotImplementedError(f"SummaryWriter.{what} is not implemented in graphgrad "
                                   "(scalars, histograms, images, figures, audio, text, PR "
-                                  "curves, embeddings, hparams, tensors and graphs are)")
+                                  "curves, embeddings, custom scalars, hparams, tensors and "
+                                  "graphs are)")
 
     def add_figure(self, tag, figure, global_step=None, close=True, walltime=None):
         """A matplotlib figure (or a list, as one image grid), rendered with Agg."""
@@ -195,14 +196,15 @@ class SummaryWriter:
                                         true_negative_counts, false_negative_counts, precision,
                                         recall, num_thresholds, weights), global_step, walltime)
 
-    def add_custom_scalars(self, *args, **kwargs):
-        self._absent("add_custom_scalars")
+    def add_custom_scalars(self, layout):
+        """TensorBoard's custom-scalars layout (see ``summary.custom_scalars``)."""
+        self._get_file_writer().add_summary(_summary.custom_scalars(layout))
 
-    def add_custom_scalars_multilinechart(self, *args, **kwargs):
-        self._absent("add_custom_scalars_multilinechart")
+    def add_custom_scalars_multilinechart(self, tags, category="default", title="untitled"):
+        self.add_custom_scalars({category: {title: ["Multiline", tags]}})
 
-    def add_custom_scalars_marginchart(self, *args, **kwargs):
-        self._absent("add_custom_scalars_marginchart")
+    def add_custom_scalars_marginchart(self, tags, category="default", title="untitled"):
+        self.add_custom_scalars({category: {title: ["Margin", tags]}})
 
     def add_mesh(self, *args, **kwargs):
         self._absent("add_mesh")
