@@ -634,3 +634,38 @@ def test_a_replay_reentering_its_runner_is_refused():
     with pytest.raises(RuntimeError, match="from inside its own replay"):
         r.run((1,))
     assert r.run(()) == "ok"  # the lock was released
+
+
+def test_another_threads_python_is_not_this_capture():
+    """Side effects and reads of user code in another thread during a capture are that
+    thread's (sys.monitoring, used on 3.12+, reports every thread's events)."""
+    stop, started = threading.Event(), threading.Event()
+    seen: list = []
+
+    def helper():
+        seen.append(SCALE)  # a side effect and a global read, in the other thread
+
+    def busy():
+        while not stop.is_set():
+            helper()
+            started.set()
+
+    def f(x):
+        y = x
+        for _ in range(30):
+            y = (y * 1.01).sin()
+        return y.sum()
+    t = threading.Thread(target=busy)
+    t.start()
+    started.wait(10)
+    try:
+        cf = gg.compile(f)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)  # a graph break would warn
+            cf(_x())
+            cf(_x())
+    finally:
+        stop.set()
+        t.join()
+    assert cf.variants[0].runner is not None and not cf.breaks
+    assert not any("SCALE" in ln for ln in cf.variants[0].guards.lines())
