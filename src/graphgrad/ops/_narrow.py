@@ -22,8 +22,10 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, wrap
+from ..amp.autocast_mode import FP32, LOWER
 from ..autograd.grad_mode import state as _mode
 from . import _dispatch
+from .elementwise import TO_DTYPE
 
 _F32 = np.dtype(np.float32)
 _F16 = np.dtype(np.float16)
@@ -40,8 +42,6 @@ def set_autocast(np_dtype) -> None:
 
 def _autocast(op, inputs):
     """Casts the operands as torch's CPU autocast does for ``op`` (None: not on a list)."""
-    from ..amp.autocast_mode import FP32, LOWER
-
     name = op.name
     if name in LOWER:
         want = _AMP[0]
@@ -70,8 +70,6 @@ def _f16(entry, op, inputs, params):
 
 def _cast(t: Tensor, np_dtype) -> Tensor:
     """``t.to(np_dtype)`` with its ToCopyBackward0 node, whatever the dtypes' kinds."""
-    from .elementwise import TO_DTYPE
-
     out = t._data.astype(np_dtype)
     if t._rg and _mode.grad_enabled and not _mode.inference:
         fn = t._fn
@@ -131,16 +129,14 @@ def _call(entry, *args):
 
 
 def _lower_f16(op):
-    from ..amp.autocast_mode import LOWER
-
     return _AMP[0] == _F16 and op.name in LOWER
 
 
 def unary(op, x, params):
+    if x._data.dtype is not _BF16 and _AMP[0] is None and op is not TO_DTYPE:
+        return NotImplemented  # the common case first: nothing to do
     if _INSIDE.flag:
         return NotImplemented
-    from .elementwise import TO_DTYPE
-
     if op is TO_DTYPE:
         target = params["dtype"]
         if target == _BF16 or x._data.dtype == _BF16:
@@ -159,6 +155,9 @@ def unary(op, x, params):
 
 
 def binary(op, a, b, params):
+    if _AMP[0] is None and not ((isinstance(a, Tensor) and a._data.dtype is _BF16)
+                                or (isinstance(b, Tensor) and b._data.dtype is _BF16)):
+        return NotImplemented
     if _INSIDE.flag:
         return NotImplemented
     a0, b0 = a, b
