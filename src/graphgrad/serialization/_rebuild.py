@@ -87,7 +87,7 @@ def storage_type_for(dtype) -> StorageType:
 
 def numpy_dtype(d, where: str) -> np.dtype:
     if isinstance(d, MissingDtype):
-        extra = (" (install the ml_dtypes package, graphgrad's bfloat16 extra)"
+        extra = (" (install the bf16 extra: pip install graphgrad[bf16], which is ml_dtypes)"
                  if d.name == "bfloat16" else "")
         raise SerializationError(f"{where}: a tensor of dtype torch.{d.name}, which graphgrad "
                                  f"does not support{extra}")

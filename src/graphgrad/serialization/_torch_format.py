@@ -219,10 +219,12 @@ def _unpickled(file, persistent_load, weights_only, pickle_load_args, name):
     args = {"encoding": "utf-8", **pickle_load_args}
     try:
         return _unpickle.unpickle(file, persistent_load, weights_only, **args)
+    except RecursionError as e:
+        raise SerializationError(f"{name}: pickle nested too deeply ({e})") from None
     except (pickle.UnpicklingError, SerializationError, RuntimeError):
         raise
     except (EOFError, struct.error, ValueError, TypeError, IndexError, KeyError,
-            AttributeError, OverflowError, RecursionError, MemoryError, UnicodeDecodeError) as e:
+            AttributeError, OverflowError, MemoryError, UnicodeDecodeError) as e:
         if not weights_only and not isinstance(e, (EOFError, struct.error, MemoryError)):
             raise  # a full unpickle runs the file's own code: its errors are its own
         raise SerializationError(f"{name}: corrupt pickle ({type(e).__name__}: {e})") from None
