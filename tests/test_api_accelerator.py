@@ -115,6 +115,9 @@ def test_tensor_device_flags_and_moves():
 def test_small_toplevel_names():
     assert gg.get_device_module() is gg.cpu and gg.get_device_module("cuda") is gg.cuda
     assert gg.get_device_module(gg.device("cpu")) is gg.cpu
+    assert gg.get_device_module("xpu") is gg.xpu and gg.get_device_module("mps") is gg.mps
+    for bad in ("meta", 3):
+        assert _outcome(gg.get_device_module, bad) == _outcome(torch.get_device_module, bad)
     assert (gg.has_lapack, gg.has_spectral) == (torch.has_lapack, torch.has_spectral)
     assert gg.is_vulkan_available() == torch.is_vulkan_available()
     assert gg.init_num_threads() is torch.init_num_threads() is None

@@ -107,7 +107,7 @@ def get_device_module(device=None):
     mod = getattr(graphgrad, name, None)
     if mod is None or not hasattr(mod, "is_available"):
         raise RuntimeError(f"Device '{name}' does not have a corresponding module registered "
-                           "as 'torch.{name}'.".replace("{name}", name))
+                           f"as 'torch.{name}'.")
     return mod
 
 
