@@ -267,3 +267,17 @@ def test_out_under_compile_breaks_the_graph_visibly():
             assert ch(a[:2]).tolist() == h(a[:2]).tolist()
     with pytest.raises(gg.compiler.GraphBreak, match=r"exp\(out=...\)"):
         gg.compile(h, fullgraph=True)(gg.ones(2))
+
+
+def test_out_view_needing_a_resize_is_refused():
+    """torch resizes a view's shared storage (deprecated); graphgrad cannot grow shared memory,
+    so it refuses instead of writing elsewhere, and a view of the right shape is written
+    through, as torch."""
+    base = gg.zeros(4)
+    with pytest.raises(RuntimeError, match=r"add\(\): out= is a view"):
+        gg.add(gg.ones(3), 1, out=base[:2])
+    assert base.tolist() == [0.0] * 4
+    gg.add(gg.ones(2), 1, out=base[1:3])
+    tbase = torch.zeros(4)
+    torch.add(torch.ones(2), 1, out=tbase[1:3])
+    assert base.tolist() == tbase.tolist()

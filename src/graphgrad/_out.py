@@ -171,7 +171,14 @@ def _user_level():
     return level
 
 
-def _resize(out, shape):
+def _resize(name, out, shape):
+    if out._view is not None:
+        # torch resizes the view's storage, which its base shares (and may grow it): NumPy
+        # cannot grow shared memory, so refuse rather than write somewhere else
+        raise RuntimeError(f"{name}(): out= is a view of another tensor and has shape "
+                           f"{list(out.shape)}, but the result has shape {list(shape)}; "
+                           "graphgrad does not resize a view (torch resizes its storage, "
+                           "deprecated): pass an out of the result's shape or a fresh tensor")
     if out.numel() != 0:
         warnings.warn(f"An output with one or more elements was resized since it had shape "
                       f"{list(out.shape)}, which does not match the required output shape "
@@ -183,7 +190,6 @@ def _resize(out, shape):
 
     # new storage of the required shape; the copy below fills it and bumps the version
     out._data = np.zeros(tuple(shape), dtype=out._data.dtype)
-    out._view = None
 
 
 def _write_one(name, qual, result, out, exact=False, kwargs=None):
@@ -206,7 +212,7 @@ def _write_one(name, qual, result, out, exact=False, kwargs=None):
             raise RuntimeError(f"result type {_SCALAR.get(r, r)} can't be cast to the desired "
                                f"output type {_SCALAR.get(o, o)}")
     if out._data.shape != result._data.shape:
-        _resize(out, result._data.shape)
+        _resize(name, out, result._data.shape)
     out.copy_(result)
     return out
 
