@@ -124,6 +124,7 @@ def _autocast_dtypes(m):
             b = a.bfloat16()
             F = m.nn.functional
             out += [a @ a, m.mv(a, a[0]), m.dot(a[0], a[0]), F.linear(m.ones(2, 3, 3), a, a[0]),
+                    a @ a[0], a[0] @ a, a[0] @ a[0],
                     m.softmax(b, 0), F.layer_norm(b, (3,)), F.cross_entropy(b, m.tensor([0, 1, 2])),
                     F.mse_loss(b, b), b + a, m.cat([a, b]), F.gelu(b), b.sum(),
                     m.addmm(a, a, a), m.baddbmm(a[None], a[None], a[None]), m.bmm(a[None], a[None]),

@@ -7,6 +7,7 @@ taken, and broadcast batch dims are summed back by ``ns.sum_to``.
 from __future__ import annotations
 
 from .._tensor import Tensor
+from ..amp import autocast_mode as _amp
 from ._dispatch import apply
 from ._opdef import defop
 
@@ -68,6 +69,9 @@ def _check_pair(name, a, b):
 
 def matmul(input, other):
     """Matrix product with torch's rules for 1-D operands and broadcast batch dims."""
+    low = _amp.lower_dtype()
+    if low is not None:  # matmul is on autocast's list whichever op (mv, dot) it picks
+        input, other = _amp.lower_cast(input, low), _amp.lower_cast(other, low)
     try:
         _check_pair("matmul", input, other)
     except NotImplementedError:  # a sparse operand refuses its _data: graphgrad/sparse
@@ -142,7 +146,7 @@ def mv(input, vec):
     if input._data.ndim != 2 or vec._data.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {input._data.ndim}, "
                            f"{input._data.ndim}, {vec._data.ndim}")
-    return matmul(input, vec)
+    return apply(MV, (input, vec))  # matmul's op for these shapes (not matmul: autocast casts it)
 
 
 def dot(input, other):
