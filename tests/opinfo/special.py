@@ -50,8 +50,6 @@ KNOWN_DIFFERENCES = {
         "NaN: torch's vectorised CPU loop gives 0, its scalar loop (a tensor's last few "
         "elements) the gradient, so torch's answer depends on the NaN's position; graphgrad "
         "gives the gradient everywhere",
-    r"max_pool[123]d|^nn\.functional\.max_pool": "max pooling over a window holding a NaN: "
-        "torch returns the index of the NaN it meets last in its loop order",
     r"^rnn_layer$|^istft$|^polar$|^cdist$|^nn\.functional\.pdist$|^renorm$|renorm_|ctc_loss":
         "backward at NaN/inf inputs: torch's fused kernels propagate NaN/inf in other orders",
     r"^nn\.functional\.(batch_norm|instance_norm|group_norm)$": "an infinite weight or bias: "

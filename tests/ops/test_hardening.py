@@ -190,6 +190,18 @@ def test_floor_divide_at_special_values(other):
     _same(got, torch.floor_divide(torch.tensor(vals, dtype=torch.float64), other))
 
 
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=2, stride=1, dilation=2)])
+def test_max_pool_index_of_nan(kw):
+    """torch's scan takes every NaN it meets: the window's last NaN is the index."""
+    x = np.random.default_rng(0).standard_normal((2, 3, 6, 6))
+    x[np.random.default_rng(1).random(x.shape) < 0.2] = NAN
+    want = torch.nn.functional.max_pool2d(torch.tensor(x), return_indices=True, **kw)
+    got = gg.nn.functional.max_pool2d(gg.tensor(x), return_indices=True, **kw)
+    np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
+    _same(got[0], want[0])
+
+
 # --- exception types ----------------------------------------------------------------------
 
 def _same_exception(fn):

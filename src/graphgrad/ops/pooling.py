@@ -74,7 +74,9 @@ def _max_pool_fwd(xp, x, kernel, stride, padding, dilation, ceil_mode):
     if d == 2 and kernel == stride and not any(padding) and dilation == (1, 1) and not any(
             hi for _, hi in pads):
         best, flat = _max_pool_disjoint(xp, x, kernel, out)
-        return best, (flat, x.shape)
+        if best.dtype.kind != "f" or not xp.isnan(best).any():
+            return best, (flat, x.shape)
+        # a window holding a NaN: the general path finds torch's index for it
     xpad = _pad_last(xp, x, pads, _lowest(x.dtype))
     positions = _positions(kernel)
     views = [xpad[_slices(pos, dilation, stride, out)] for pos in positions]
@@ -85,6 +87,10 @@ def _max_pool_fwd(xp, x, kernel, stride, padding, dilation, ceil_mode):
     k = xp.full(best.shape, len(views) - 1, dtype=np.int16)
     for i in range(len(views) - 2, -1, -1):
         xp.copyto(k, i, where=views[i] == best)
+    if best.dtype.kind == "f" and xp.isnan(best).any():
+        # torch's scan takes a NaN whenever it meets one: the last NaN of the window wins
+        for i, v in enumerate(views):
+            xp.copyto(k, i, where=xp.isnan(v))
     flat = _flat_index(xp, k, kernel, stride, padding, dilation, out, size)
     return best, (flat, x.shape)
 
