@@ -103,3 +103,16 @@ def test_deprecated_assert_allclose_as_torch(case):
                 result = str(e)
         return result, [w.category.__name__ for w in caught]
     assert run(gg) == run(torch)
+
+
+def test_cpu_streams_and_events_as_torch():
+    for m in (gg, torch):
+        s, e = m.cpu.Stream(), m.cpu.Event()
+        assert (e.query(), e.record(), e.wait(), e.synchronize()) == (True, None, None, None)
+        assert (s.record_event(), s.wait_event(e), s.wait_stream(s)) == (None, None, None)
+        assert m.cpu.current_stream() is m.cpu.current_stream()
+        before = m.cpu.current_stream()
+        with m.cpu.stream(s):
+            inside = m.cpu.current_stream()
+        assert isinstance(inside, m.cpu.Stream) and m.cpu.current_stream() is before
+        assert issubclass(m.cpu.StreamContext, object)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from . import amp
+from ._streams import Event, Stream, StreamContext, current_stream, stream
 
 __all__ = ["amp", "is_available", "device_count", "current_device", "is_initialized",
-           "synchronize", "set_device"]
+           "synchronize", "set_device", "Stream", "Event", "StreamContext", "stream",
+           "current_stream"]
 
 
 def is_available() -> bool:
