@@ -75,6 +75,42 @@ def gcn_step(m):
     return run
 
 
+def _without_sparse_hook(module, name):
+    """``module.name`` recompiled with its sparse ``try``/``except`` replaced by the ``try``
+    body: the entry point as it was before the sparse hook, for a same-run comparison."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(getattr(module, name)))
+    fn = tree.body[0]
+    body = []
+    for stmt in fn.body:
+        body.extend(stmt.body if isinstance(stmt, ast.Try) else [stmt])
+    fn.body = body
+    scope = dict(vars(module))
+    exec(compile(ast.fix_missing_locations(tree), module.__file__, "exec"), scope)
+    return scope[name]
+
+
+def hook_cost(rounds=40, number=3000):
+    """Dense 8x8 matmul/mm through the entry points with and without the sparse hook."""
+    import timeit
+
+    import graphgrad as gg
+    from graphgrad.ops import linalg
+
+    a = gg.tensor(RNG.random((8, 8)).astype(np.float32), requires_grad=True)
+    b = gg.tensor(RNG.random((8, 8)).astype(np.float32))
+    for name in ("matmul", "mm"):
+        new, old = getattr(linalg, name), _without_sparse_hook(linalg, name)
+        tn, to = [], []
+        for i in range(rounds):  # alternating (and which goes first), so load hits both alike
+            for f, out in ((new, tn), (old, to))[::1 if i % 2 else -1]:
+                out.append(timeit.timeit(lambda f=f: f(a, b), number=number) / number)
+        print(f"dense {name} 8x8, with the sparse hook {np.median(tn) * 1e6:6.2f} us, without "
+              f"{np.median(to) * 1e6:6.2f} us (medians), ratio {np.median(tn) / np.median(to):.3f}")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true")
@@ -86,6 +122,7 @@ def main():
     compare("to_dense", to_dense, r, 5, unit="ms")
     compare("coalesce (shuffled)", coalesce, r, 5, unit="ms")
     compare("GCN step (2 layers, SGD)", gcn_step, r, 3, unit="ms")
+    hook_cost(10 if q else 40)
 
 
 if __name__ == "__main__":
