@@ -218,7 +218,11 @@ def _erf_f32(x):
 
 @_flat_1d
 def _erfc_f32(x):
-    """1 - erf below 1/2; above, exp(-x^2) erfcx(x) with the float32 tail pieces."""
+    """1 - erf below 1/2; above, exp(-x^2) erfcx(x) with the float32 tail piece."""
+    return _erfc_f32_block(x) if x.size <= _BLOCK else _blocks(x, _erfc_f32_block)
+
+
+def _erfc_f32_block(x):
     out = _erf_f32(x)
     np.subtract(np.float32(1.0), out, out=out)
     i = np.flatnonzero(x >= 0.5)
