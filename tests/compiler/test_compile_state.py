@@ -524,16 +524,28 @@ def test_returned_tensor_kind_is_the_same_on_capture_and_replay():
 
 
 # -- threads ------------------------------------------------------------------------------
-def _gelu_chain(x):
-    y = 0.5 * x * (1 + ((x + 0.044715 * x ** 3) * 0.7978845608).tanh())
-    return (y * y + y).sum() + y.mean()
+_RNG = np.random.default_rng(0)
+_W1 = _RNG.standard_normal((128, 64)).astype(np.float32) * 0.1
+_W2 = _RNG.standard_normal((64, 32)).astype(np.float32) * 0.1
+
+
+def _planned(x, w1, w2):
+    # fused groups between matmuls: their outputs live in the memory plan's buffers, which
+    # every call of the compiled function shares (without the replay lock, 62 of 160 calls
+    # from 4 threads were wrong)
+    a = (x * 2 + 1).tanh() * x
+    b = a @ w1
+    c = (b * b + b).sigmoid() - b
+    return (c @ w2).sum(0)
 
 
 def test_four_threads_calling_one_compiled_function():
-    cf = gg.compile(_gelu_chain)
-    inputs = [gg.tensor(np.random.default_rng(k).standard_normal(1 << 15).astype(np.float32))
-              for k in range(4)]
-    want = [_gelu_chain(t).item() for t in inputs]
+    w1, w2 = gg.tensor(_W1), gg.tensor(_W2)
+    f = lambda x: _planned(x, w1, w2)  # noqa: E731
+    cf = gg.compile(f)
+    inputs = [gg.tensor(np.random.default_rng(k).standard_normal((256, 128))
+                        .astype(np.float32)) for k in range(4)]
+    want = [f(t).numpy() for t in inputs]
     cf(inputs[0])
     cf(inputs[0])  # compiled now
     bad, errors = [], []
@@ -541,9 +553,9 @@ def test_four_threads_calling_one_compiled_function():
     def worker(k):
         try:
             for _ in range(25):
-                got = cf(inputs[k]).item()
-                if not np.isclose(got, want[k], rtol=1e-5):
-                    bad.append((k, got, want[k]))
+                got = cf(inputs[k]).numpy()
+                if not np.allclose(got, want[k], rtol=1e-4, atol=1e-5):
+                    bad.append(k)
         except Exception as err:  # noqa: BLE001 - reported below
             errors.append(err)
     threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
@@ -551,7 +563,7 @@ def test_four_threads_calling_one_compiled_function():
         t.start()
     for t in threads:
         t.join()
-    assert not errors and not bad, (errors, bad[:3])
+    assert not errors and not bad, (errors, len(bad))
     assert cf.variants[0].runner is not None
 
 
