@@ -40,8 +40,6 @@ KNOWN_DIFFERENCES = {
     r"slogdet|inverse|ormqr|geqrf|householder|triangular|chain_matmul|ldl":
         "LAPACK's results on NaN/inf inputs are unspecified (torch's svd on a NaN matrix did "
         "not finish in minutes here); both sides only agree that the result is not finite",
-    r"^histogram": "torch refuses non-finite ranges (RuntimeError); NumPy's histogram bins "
-                   "them; not changed yet",
     r"^(searchsorted|bucketize)$": "NaN ordering inside a sorted sequence: torch's binary "
                                    "search and NumPy's place NaN differently",
     r"^topk\.unsorted$": "which of two tied elements (0.0 and -0.0) an unsorted topk returns "
@@ -50,7 +48,7 @@ KNOWN_DIFFERENCES = {
         "NaN: torch's vectorised CPU loop gives 0, its scalar loop (a tensor's last few "
         "elements) the gradient, so torch's answer depends on the NaN's position; graphgrad "
         "gives the gradient everywhere",
-    r"^rnn_layer$|^istft$|^polar$|^cdist$|^nn\.functional\.pdist$|^renorm$|renorm_|ctc_loss":
+    r"^rnn_layer$|^istft$|^polar$|^nn\.functional\.pdist$|^renorm$|renorm_|ctc_loss":
         "backward at NaN/inf inputs: torch's fused kernels propagate NaN/inf in other orders",
     r"^nn\.functional\.(batch_norm|instance_norm|group_norm)$": "an infinite weight or bias: "
         "torch's fused kernels give inf where graphgrad's decomposition gives NaN (inf * 0)",

@@ -201,8 +201,8 @@ def _cdist_fwd(xp, x1, x2, p, mm):
               - 2 * (x1 @ np.swapaxes(x2, -1, -2)))
         return xp.sqrt(xp.maximum(sq, 0))
     d = xp.abs(x1[..., :, None, :] - x2[..., None, :, :])
-    if p == 0:
-        return (d != 0).sum(-1).astype(x1.dtype)
+    if p == 0:  # torch counts min(ceil(|d|), 1): a NaN difference makes the distance NaN
+        return xp.minimum(xp.ceil(xp.abs(d)), 1).sum(-1).astype(x1.dtype, copy=False)
     if p == 1:
         return d.sum(-1)
     if p == 2:
@@ -217,7 +217,7 @@ def _cdist_vjp(ns, g, x1, x2, out, p, mm):
     ``_cdist_backward``: sign(d) |d|^(p-1) / dist^(p-1), zero where dist is zero."""
     rout = ns.raw(out)
     if p == 0 or rout.size == 0 or ns.raw(x1).shape[-1] == 0:
-        return x1 * 0.0, x2 * 0.0
+        return ns.zeros_like(x1), ns.zeros_like(x2)  # zeros even at NaN inputs, as torch
     zero = rout == 0
     if p == 2:
         ratio = ns.where(ns.const(zero), 0.0, g / ns.where(ns.const(zero), 1.0, out))

@@ -317,6 +317,9 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):  # no
                 raise RuntimeError(f"torch.histogram: min should not exceed max, but got min "
                                    f"{lo} max {hi}")
         lo, hi = x.dtype.type(lo), x.dtype.type(hi)
+        if not (np.isfinite(lo) and np.isfinite(hi)):  # a NaN or inf in the data, or range
+            raise RuntimeError(f"torch.histogramdd: dimension 0's range [{lo:g}, {hi:g}] is "
+                               "not finite")
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5  # torch widens an empty range by one, as NumPy
         edges = _torch_linspace(lo, hi, bins + 1, x.dtype)
