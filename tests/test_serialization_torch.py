@@ -532,3 +532,26 @@ def test_training_resumes_across_libraries():
         step(tm2, topt2, x)
     for a, b in zip(tm.parameters(), tm2.parameters()):
         np.testing.assert_allclose(b.detach().numpy(), a.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore:Sparse invariant checks", "ignore:Sparse CSR tensor support")
+def test_sparse_tensors_cross_both_ways():
+    t = torch.sparse_coo_tensor(torch.tensor([[0, 1, 1], [1, 0, 2]]), torch.tensor([1., 2., 3.]),
+                                (2, 3))
+    for theirs in (t, t.coalesce(), t.to_sparse_csr()):
+        ours = graphgrad.load(saved_by_torch({"s": theirs}, True))["s"]
+        assert str(ours.layout) == str(theirs.layout)
+        np.testing.assert_array_equal(ours.to_dense().numpy(), theirs.to_dense().numpy())
+        buf = io.BytesIO()
+        graphgrad.save({"s": ours}, buf)
+        buf.seek(0)
+        back = torch.load(buf)["s"]
+        assert back.layout == theirs.layout and torch.equal(back.to_dense(), theirs.to_dense())
+        if theirs.layout == torch.sparse_coo:
+            assert ours.is_coalesced() == theirs.is_coalesced() == back.is_coalesced()
+    bad = torch.sparse_coo_tensor(torch.tensor([[0, 7]]), torch.tensor([1.0, 2.0]), (2,),
+                                  check_invariants=False)  # an index past the size
+    with pytest.raises(SerializationError, match="sparse"):
+        graphgrad.load(saved_by_torch(bad, True))
+    with pytest.raises(TypeError, match="sparse_coo tensor in a safetensors file"):
+        graphgrad.save({"s": ours.to_sparse()}, io.BytesIO(), format="safetensors")

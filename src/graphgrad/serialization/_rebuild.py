@@ -290,10 +290,49 @@ def _device(*args):
         raise SerializationError(f"torch.device{args!r}: {e}") from None
 
 
+_LAYOUTS = ("torch.strided", "torch.sparse_coo", "torch.sparse_csr", "torch.sparse_csc",
+            "torch.sparse_bsr", "torch.sparse_bsc")
+
+
 def _get_layout(name):
-    if name != "torch.strided":
-        raise SerializationError(f"layout {name!r}: graphgrad loads strided tensors only")
-    return name
+    if name not in _LAYOUTS:
+        raise SerializationError(f"layout {name!r}: not a layout graphgrad loads")
+    return LayoutName(name)
+
+
+class LayoutName(str):
+    """A layout in a pickle (torch.serialization._get_layout("torch.sparse_coo")): a string
+    when loading, and saved back as that call."""
+
+
+def _rebuild_sparse_tensor(layout, data):
+    """torch's sparse tensors: COO ``(indices, values, size[, is_coalesced])`` or compressed
+    ``(compressed_indices, plain_indices, values, size)``; invariants are checked."""
+    import graphgrad
+
+    if not isinstance(layout, LayoutName) or layout == "torch.strided" or not isinstance(
+            data, tuple) or not all(isinstance(d, Tensor) for d in data[:-2]):
+        raise SerializationError(f"sparse tensor of layout {layout!r} from {type(data)}")
+    try:
+        if layout == "torch.sparse_coo":
+            if len(data) not in (3, 4):
+                raise SerializationError(f"sparse COO tensor data of length {len(data)}")
+            indices, values, size = data[:3]
+            coalesced = data[3] if len(data) == 4 else None
+            if coalesced is not None and type(coalesced) is not bool:
+                raise SerializationError(f"sparse COO is_coalesced {coalesced!r}")
+            return graphgrad.sparse_coo_tensor(indices, values, _size(size),
+                                               check_invariants=True, is_coalesced=coalesced)
+        if len(data) != 4:
+            raise SerializationError(f"sparse compressed tensor data of length {len(data)}")
+        compressed, plain, values, size = data
+        return graphgrad.sparse_compressed_tensor(
+            compressed, plain, values, _size(size), check_invariants=True,
+            layout=getattr(graphgrad, layout.removeprefix("torch.")))
+    except SerializationError:
+        raise
+    except (RuntimeError, ValueError, TypeError, IndexError, NotImplementedError) as e:
+        raise SerializationError(f"sparse tensor of layout {layout}: {e}") from None
 
 
 class _TypeName:
@@ -326,7 +365,7 @@ def _encode(obj, encoding="utf-8"):
 
 
 _REBUILDERS = {_rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter,
-               _rebuild_parameter_with_state}
+               _rebuild_parameter_with_state, _rebuild_sparse_tensor}
 
 
 def torch_globals() -> dict:
@@ -343,7 +382,6 @@ def torch_globals() -> dict:
     for f in _REBUILDERS:
         g[f"torch._utils.{f.__name__}"] = f
     for name, what in [("_rebuild_qtensor", "quantized tensors"),
-                       ("_rebuild_sparse_tensor", "sparse tensors"),
                        ("_rebuild_meta_tensor_no_storage", "meta tensors"),
                        ("_rebuild_nested_tensor", "nested tensors"),
                        ("_rebuild_wrapper_subclass", "tensor subclasses"),

@@ -103,6 +103,10 @@ class _Encoder:
         if obj is None or isinstance(obj, (bool, str)):
             return obj
         if isinstance(obj, Tensor):
+            if str(getattr(obj, "layout", "torch.strided")) != "torch.strided":
+                raise TypeError(f"graphgrad.save cannot store a {obj.layout} tensor in a "
+                                f"safetensors file (at {'.'.join(path) or 'top level'}): save "
+                                "it in torch's format, or save its to_dense()")
             node = {"tensor": self._array(obj, obj._data, path)}
             if obj._rg:
                 node["requires_grad"] = True

@@ -380,6 +380,8 @@ class TorchPickler(pickle._Pickler):
             return NotImplemented
         if isinstance(obj, Tensor):
             return self._tensor(obj)
+        if t is _rebuild.LayoutName:
+            return _rebuild._get_layout, (str(obj),)
         if t is Size:
             return _rebuild._size, (tuple(obj),)
         if t is _device_cls:
@@ -403,6 +405,16 @@ class TorchPickler(pickle._Pickler):
     def _tensor(self, t: Tensor):
         from ..nn.parameter import Parameter
 
+        layout = str(getattr(t, "layout", "torch.strided"))
+        if layout != "torch.strided":  # as torch's Tensor.__reduce_ex__ saves sparse tensors
+            name = _rebuild.LayoutName(layout)
+            if layout == "torch.sparse_coo":
+                data = (t._indices(), t._values(), Size(t.shape), t.is_coalesced())
+            elif layout in ("torch.sparse_csr", "torch.sparse_bsr"):
+                data = (t.crow_indices(), t.col_indices(), t.values(), Size(t.shape))
+            else:
+                data = (t.ccol_indices(), t.row_indices(), t.values(), Size(t.shape))
+            return _rebuild._rebuild_sparse_tensor, (name, data)
         if isinstance(t, Parameter):
             plain = t.detach()
             state = {k: v for k, v in vars(t).items() if not k.startswith("_")}
