@@ -36,6 +36,8 @@ def _umask() -> int:
 
 
 def _alive(pid: int) -> bool:
+    if os.name == "nt":  # os.kill(pid, 0) would terminate the process there: keep its file
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
