@@ -5,6 +5,7 @@ compiler/trace.py: one thread records; api.py: replays serialized per runner).""
 
 import enum
 import threading
+import time
 import types
 import warnings
 
@@ -585,10 +586,12 @@ def test_capture_while_another_thread_runs_ops():
             started.set()
 
     def f(x):
-        # enough Python between ops for the other thread to run many of its own
+        # sleeps between ops hand the GIL to the other thread, which runs its own ops and
+        # optimizer steps in the middle of this capture
         y = x
-        for _ in range(30):
+        for _ in range(10):
             y = (y * 1.01).sin()
+            time.sleep(0.002)
         return y.sum()
 
     quiet = gg.compile(f)
@@ -602,6 +605,7 @@ def test_capture_while_another_thread_runs_ops():
         before = steps[0]
         cf(_x())
         during = steps[0] - before
+        assert during > 0  # the other thread did run during the capture
         for _ in range(3):
             np.testing.assert_allclose(cf(_x()).item(), f(_x()).item(), rtol=1e-6)
     finally:
