@@ -295,3 +295,14 @@ def test_reused_pattern_and_read_only_indices():
         s._indices()[0, 0] = 3
     np.testing.assert_array_equal(s._indices().numpy(), UNC)
 
+
+
+def test_summarized_repr_of_a_large_tensor():
+    rng = np.random.default_rng(0)
+    idx = np.unique(np.stack([rng.integers(0, 100, 1500), rng.integers(0, 100, 1500)]), axis=1)
+    v = rng.standard_normal(idx.shape[1]).astype(np.float32)
+    t = torch.sparse_coo_tensor(torch.tensor(idx), torch.tensor(v), (100, 100),
+                                requires_grad=True)
+    g = gg.sparse_coo_tensor(gg.tensor(idx), gg.tensor(v), (100, 100), requires_grad=True)
+    assert repr(g) == repr(t)
+    assert repr(g.detach().to_sparse_csr()) == repr(t.detach().to_sparse_csr())
