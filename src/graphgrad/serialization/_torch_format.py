@@ -95,6 +95,9 @@ def _restore(storage, location, map_location):
             loc = location
         elif isinstance(result, UntypedStorage):
             if result._base is not storage.bytes:
+                if storage.pending is not None:  # a legacy storage is filled later
+                    raise SerializationError(f"{storage.where}: map_location returned a new "
+                                             "storage, which legacy files do not support")
                 storage = _rebuild.LoadedStorage(
                     np.frombuffer(memoryview(result._base).cast("B"), np.uint8),
                     storage.dtype_name, storage.where)
@@ -173,14 +176,14 @@ def read_zip(buf, name: str, weights_only: bool, map_location, pickle_load_args:
             raise SerializationError(f"{name}: unknown persistent id kind {kind!r}")
         stype, key, location, numel, itemsize = _storage_fields(rest, name)
         s = loaded.get(key)
-        if s is None:
+        if s is None:  # each storage is read and mapped once (map_location called once)
             record = f"{prefix}data/{key}"
             if record not in names:
                 raise SerializationError(f"{name}: storage record {record} is missing")
             data = _record(zf, buf, record, name, numel * itemsize)
-            s = loaded[key] = _rebuild.LoadedStorage(data, stype.dtype_name,
-                                                     f"{name}: storage {key}", swap)
-        return _restore(s, location, map_location)
+            s = _rebuild.LoadedStorage(data, stype.dtype_name, f"{name}: storage {key}", swap)
+            s = loaded[key] = _restore(s, location, map_location)
+        return s
 
     pkl = _record(zf, buf, pkls[0], name)
     return _unpickled(BufferFile(pkl), persistent_load, weights_only, pickle_load_args, name)
@@ -250,6 +253,7 @@ def read_legacy(buf, name: str, weights_only: bool, map_location, pickle_load_ar
     little = info.get("little_endian", True)
     swap = bool(little) != (sys.byteorder == "little")
     storages: dict = {}
+    restored: dict = {}
     total = [0]
 
     def persistent_load(pid):
@@ -272,7 +276,8 @@ def read_legacy(buf, name: str, weights_only: bool, map_location, pickle_load_ar
                                                        stype.dtype_name,
                                                        f"{name}: storage {key}")
             s.numel, s.itemsize, s.pending = numel, itemsize, []
-        return _restore(s, location, map_location)
+            restored[key] = _restore(s, location, map_location)
+        return restored[key]
 
     result = _unpickled(f, persistent_load, weights_only, pickle_load_args, name)
     keys = _unpickled(f, _no_pids, True, {}, name)
