@@ -155,6 +155,7 @@ def model_step(make_model):
             loss.backward()
             opt.step()
             return loss
+        step.model = model
         return step
     return make
 
@@ -232,17 +233,21 @@ def run_idiom(name, make, args_for, reps, results, rounds=9):
 
 def _peaks(step, args, reps=3):
     """Peak bytes over 3 steps after warm-up: (tracemalloc: every NumPy allocation, the
-    compiled replay's temporaries and saved values included; graphgrad.memory.max_allocated:
-    the peak of the bytes held by tensors, parameters and gradients included)."""
+    compiled replay's temporaries and saved values included; graphgrad.memory.max_allocated
+    above the bytes live before the first step, gradients cleared: what tensors hold, so a
+    compiled replay's own temporaries and saved arrays are not in it)."""
     step(*args)
     step(*args)
+    for p in step.model.parameters():
+        p.grad = None  # the first step's zero_grad frees them anyway
     graphgrad.memory.reset_peak()
+    base = graphgrad.memory.allocated()
     tracemalloc.start()
     for _ in range(reps):
         step(*args)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    return peak, graphgrad.memory.max_allocated()
+    return peak, graphgrad.memory.max_allocated() - base
 
 
 def _leaf(m, a):

@@ -231,3 +231,18 @@ def test_grad_none_inside_a_whole_step_is_no_graph_break():
         _close(got.numpy(), ref.detach().numpy())
         _close(w.detach().numpy(), w_ref.detach().numpy())
     assert not step.breaks and step.variants[0].runner is not None
+
+
+def test_no_memory_kept_after_capture_and_backward():
+    lin = nn.Linear(128, 128).double()
+    c = gg.compile(nn.Sequential(lin, nn.Tanh(), nn.Linear(128, 128).double()))
+    x = gg.tensor(np.random.default_rng(6).standard_normal((64, 128)))
+    base = gg.memory.allocated()
+    for _ in range(2):  # the capture call, then a replay
+        c(x).sum().backward()
+    for p in c.parameters():
+        p.grad = None
+    # neither the capture (its activations, the derivation's gradients) nor a region node
+    # keeps arrays once the outputs are gone: less than one 64x128 activation is left
+    assert gg.memory.allocated() - base < 64 * 128 * 8
+    assert c._compiled.variants[0].region is not None

@@ -176,7 +176,8 @@ class CompiledFunction:
             with _pyguards.StateTrace(self.fn, args, kwargs, self.modules,
                                       self.fullgraph) as state:
                 cap, result = capture(self.fn, args, kwargs, fullgraph=self.fullgraph,
-                                      ext_names=self._names())
+                                      ext_names=self._names(), region=False)
+            cap.record_region()  # the compiled backward (region.py), outside the state trace
         finally:
             _CAPTURING.release()
         state.attach(cap)

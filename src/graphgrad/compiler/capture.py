@@ -163,6 +163,27 @@ class Capture(Tracer):
         except GraphBreak as err:
             self.break_graph(err)
 
+    def record_region(self):
+        """When the outputs need autograd history and the function ran no backward itself,
+        records the backward of the forward after it (``self.joint``, see region.py; or
+        ``self.region_error``). Recording is switched on for it if it is off."""
+        outs, leaves = getattr(self, "outs", None), getattr(self, "leaves", None)
+        if outs is None or self.breaks or self.did_backward or not _grad_outputs(outs):
+            return
+        from .region import NoRegion, derive
+
+        restart = _dispatch._tracer is not self
+        if restart:
+            self.start()
+        try:
+            self.joint = derive(self, outs, leaves)
+        except NoRegion as err:
+            self.region_error = str(err)
+        finally:
+            if restart:
+                self.stop()
+        self.outs = self.leaves = None
+
     def release(self):
         """Drops what only the capture needed (every array and tensor it saw, the capture
         call's activations among them), keeping the graph and the specs: without it a
@@ -374,7 +395,9 @@ class Capture(Tracer):
 
     def _vjp_instr(self, node, op, params, g, saved):
         metas = node._meta
-        nxt = node._next
+        # which inputs get a gradient (not the nodes: a closure holding them would keep the
+        # capture call's whole graph alive for as long as the instr lives)
+        nxt = tuple(c is not None for c in node._next)
 
         def rule(garr, *vals):
             res = op.vjp(RAW, garr, *vals, **params) if params else op.vjp(RAW, garr, *vals)
@@ -395,9 +418,11 @@ class Capture(Tracer):
         ng = len(g_ins)
         results = rule(garr0, *[x._data if isinstance(x, Tensor) else x for x in saved])
 
+        slotted = type(g) is Slots
+
         def replay(*arrays):
             built = dyn.build(arrays[ng:])
-            if type(g) is Slots:
+            if slotted:
                 slots = [None] * n_slots
                 for i, a in zip(present, arrays):
                     slots[i] = a
@@ -412,8 +437,8 @@ class Capture(Tracer):
 
         def rebuild(new_metas, new_dyn):
             # dynamic=True: the same rule for another batch size (compiler/dynamic.py)
-            return _vjp_replay(op, new_metas, nxt, new_dyn, ng, g, n_slots if type(g) is Slots
-                               else 0, present if type(g) is Slots else ())
+            return _vjp_replay(op, new_metas, nxt, new_dyn, ng, slotted,
+                               n_slots if slotted else 0, present if slotted else ())
 
         replay.parts = (metas, dyn, rebuild)
         types = [None if r is None else (r.shape, r.dtype) for r in results]
@@ -428,9 +453,8 @@ class Capture(Tracer):
         return grads
 
 
-def _vjp_replay(op, metas, nxt, dyn, ng, g, n_slots, present):
+def _vjp_replay(op, metas, nxt, dyn, ng, slotted, n_slots, present):
     """The array function of a vjp instr (as ``Capture._vjp_instr`` builds it)."""
-    slotted = type(g) is Slots
 
     def replay(*arrays):
         built = dyn.build(arrays[ng:])
@@ -446,7 +470,7 @@ def _vjp_replay(op, metas, nxt, dyn, ng, g, n_slots, present):
         return _fit_raw(res, metas, nxt)
 
     def rebuild(new_metas, new_dyn):
-        return _vjp_replay(op, new_metas, nxt, new_dyn, ng, g, n_slots, present)
+        return _vjp_replay(op, new_metas, nxt, new_dyn, ng, slotted, n_slots, present)
     replay.parts = (metas, dyn, rebuild)
     return replay
 
@@ -460,7 +484,7 @@ def _fit_raw(res, metas, nxt):
     res = res if type(res) is tuple else (res,)
     out = []
     for gi, meta, child in zip(res, metas, nxt):
-        if gi is None or child is None or meta is None:
+        if gi is None or not child or meta is None:
             out.append(None)
             continue
         gi = np.asarray(gi)
@@ -710,13 +734,9 @@ def capture(fn, args, kwargs, *, fullgraph=False, ext_names=None, region=True):
                     raise
                 cap.breaks.append(err)
             cap.in_spec = spec
-            if region and not cap.breaks and not cap.did_backward and _grad_outputs(outs):
-                from .region import NoRegion, derive
-
-                try:
-                    cap.joint = derive(cap, outs, leaves)
-                except NoRegion as err:
-                    cap.region_error = str(err)
+            cap.outs, cap.leaves = outs, leaves
+            if region:
+                cap.record_region()
     finally:
         cap.stop()
     return cap, result
