@@ -495,6 +495,9 @@ class Module:
     def half(self) -> Module:
         return self._cast(_dtype.float16)
 
+    def bfloat16(self) -> Module:
+        return self._cast(_dtype.bfloat16)  # needs ml_dtypes (the bf16 extra)
+
     def type(self, dst_type) -> Module:
         return self._apply(lambda t: t.type(dst_type))
 
