@@ -116,3 +116,32 @@ def test_cpu_streams_and_events_as_torch():
             inside = m.cpu.current_stream()
         assert isinstance(inside, m.cpu.Stream) and m.cpu.current_stream() is before
         assert issubclass(m.cpu.StreamContext, object)
+
+
+def test_jit_eager_surface_as_torch():
+    import typing
+    import warnings
+
+    List, Dict, Tuple = typing.List, typing.Dict, typing.Tuple  # noqa: UP006 - torch's idiom
+    Opt, Union = typing.Optional, typing.Union
+    cases = [([1, 2], List[int]), ([1, "a"], List[int]), ({"a": 1}, Dict[str, int]),
+             ({"a": "b"}, Dict[str, int]), (None, Opt[int]), ("x", Opt[int]),
+             ((1, "a"), Tuple[int, str]), ((1, 2), Tuple[int, str]), (3, int),
+             ([], List[int]), (1.5, Union[int, str]), ([[1], [2]], List[List[int]]),
+             (None, int | None), (2.5, int | str)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for obj, target in cases:
+            assert gg.jit.isinstance(obj, target) == torch.jit.isinstance(obj, target), target
+    assert gg.jit.wait(gg.jit.fork(lambda a, b=1: a + b, 2, b=3)) == \
+        torch.jit.wait(torch.jit.fork(lambda a, b=1: a + b, 2, b=3))
+    assert repr(gg.jit.Attribute(3, int)) == repr(torch.jit.Attribute(3, int))
+    with pytest.raises(RuntimeError, match="only implemented for modules in eval mode"):
+        gg.jit.freeze(gg.nn.Linear(2, 2))
+    m = gg.nn.Linear(2, 2).eval()
+    assert gg.jit.freeze(m) is m and gg.jit.optimize_for_inference(m) is m
+    assert gg.jit.set_fusion_strategy([("STATIC", 2)]) == \
+        torch.jit.set_fusion_strategy([("STATIC", 2)])
+    assert gg.jit.onednn_fusion_enabled() == torch.jit.onednn_fusion_enabled()
+    with pytest.raises(NotImplementedError, match="graphgrad.save"):
+        gg.jit.save(m, "model.pt")

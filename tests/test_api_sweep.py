@@ -150,12 +150,9 @@ EXPECTED_MISSING = {
         ScriptListIterator ScriptMethod ScriptModule ScriptModuleSerializer ScriptObject
         ScriptObjectProperty StaticModule StreamObjType StringType SymBoolType SymIntType
         TensorType TracingState TupleType Type UnionType Use Value fork import_ir_module
-        import_ir_module_from_buffer jit.Attribute jit.CompilationUnit jit.Error jit.Future
-        jit.ScriptFunction jit.ScriptModule jit.enable_onednn_fusion jit.export_opnames
-        jit.fork jit.freeze jit.isinstance jit.load jit.onednn_fusion_enabled
-        jit.optimize_for_inference jit.save jit.script_if_tracing jit.set_fusion_strategy
-        jit.strict_fusion jit.trace_module jit.wait merge_type_from_type_comment parse_ir
-        parse_type_comment testing.FileCheck unify_type_list wait""",
+        import_ir_module_from_buffer jit.CompilationUnit jit.ScriptFunction jit.ScriptModule
+        jit.export_opnames merge_type_from_type_comment parse_ir parse_type_comment
+        testing.FileCheck unify_type_list wait""",
     ("dispatcher and __torch_function__ internals (dispatch keys, operator schemas and "
      "tags, torch-function guards)"): """
         Capsule DisableTorchFunction DisableTorchFunctionSubclass DispatchKey DispatchKeySet

@@ -76,3 +76,28 @@ def is_tracing() -> bool:
 def annotate(the_type, the_value):
     """Returns ``the_value``: the annotation only mattered to TorchScript."""
     return the_value
+
+
+# the rest of the eager surface (isinstance, fork/wait, freeze, ...) lives in _jit_extras
+from ._jit_extras import (  # noqa: E402
+    Attribute,
+    Error,
+    Future,
+    enable_onednn_fusion,
+    fork,
+    freeze,
+    isinstance,
+    load,
+    onednn_fusion_enabled,
+    optimize_for_inference,
+    save,
+    script_if_tracing,
+    set_fusion_strategy,
+    strict_fusion,
+    trace_module,
+    wait,
+)
+
+__all__ += ["Attribute", "Error", "Future", "enable_onednn_fusion", "fork", "freeze",
+            "isinstance", "load", "onednn_fusion_enabled", "optimize_for_inference", "save",
+            "script_if_tracing", "set_fusion_strategy", "strict_fusion", "trace_module", "wait"]
