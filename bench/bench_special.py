@@ -3,7 +3,8 @@
 Each line times one op (erf, erfc, erfinv, exact GELU forward and forward + backward, erfcx,
 lgamma, digamma, i0, ndtri, log_ndtr) on the same 2**20 float32 values in both frameworks, and
 a GELU MLP training step (Linear 512-2048, exact GELU, Linear 2048-512, batch 256, MSE, SGD),
-the shape of a small GPT's feed-forward block. Prints medians and the ratio graphgrad / torch
+the shape of a small GPT's feed-forward block, and a small GPT's whole iteration (two blocks,
+d=128, T=64, batch 8, AdamW). Prints medians and the ratio graphgrad / torch
 (lower is better), measured alternately in the same run.
 Run: ``python bench/bench_special.py [--quick]``.
 """
@@ -92,6 +93,48 @@ def _mlp_step(m):
     return step
 
 
+def _gpt_step(m):
+    """A small GPT's training iteration: embedding, two pre-norm blocks (causal attention,
+    exact-GELU MLP), tied head, cross entropy, AdamW. d=128, 4 heads, T=64, batch 8."""
+    nn, F = m.nn, m.nn.functional
+    d, heads, t, vocab = 128, 4, 64, 256
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+            self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+            self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+        def forward(self, x):
+            b = x.shape[0]
+            q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+            q, k, v = (z.view(b, t, heads, d // heads).transpose(1, 2) for z in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.proj(y.transpose(1, 2).contiguous().view(b, t, d))
+            return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+    m.manual_seed(0)
+    emb, pos = nn.Embedding(vocab, d), nn.Embedding(t, d)
+    blocks = nn.Sequential(Block(), Block())
+    ln = nn.LayerNorm(d)
+    params = list(emb.parameters()) + list(pos.parameters()) + list(blocks.parameters()) + \
+        list(ln.parameters())
+    opt = m.optim.AdamW(params, lr=1e-3)
+    rng = np.random.default_rng(2)
+    idx = m.tensor(rng.integers(0, vocab, (8, t)))
+    tgt = m.tensor(rng.integers(0, vocab, (8, t)))
+    positions = m.arange(t)
+
+    def step():
+        opt.zero_grad()
+        h = ln(blocks(emb(idx) + pos(positions)))
+        loss = F.cross_entropy((h @ emb.weight.t()).view(-1, vocab), tgt.view(-1))
+        loss.backward()
+        opt.step()
+    return step
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
@@ -102,6 +145,7 @@ def main():
         compare(label, _unary(fn, kind), repeat, 1, unit="ms")
     compare("gelu (exact) forward + backward", _gelu_fwd_bwd, repeat, 1, unit="ms")
     compare("GELU MLP step 512-2048-512, b=256", _mlp_step, repeat, 1, unit="ms")
+    compare("small GPT iteration (2 blocks, d=128)", _gpt_step, repeat, 1, unit="ms")
 
 
 if __name__ == "__main__":
