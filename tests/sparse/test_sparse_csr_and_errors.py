@@ -110,7 +110,8 @@ def test_same_error_messages():
 
 
 @pytest.mark.parametrize("fn", [
-    lambda s: s.exp(), lambda s: s.reshape(4), lambda s: s[0], lambda s: s.sum(0, keepdim=True),
+    lambda s: s.exp(), lambda s: s.reshape(4), lambda s: s[0, 1], lambda s: s[:1],
+    lambda s: s.sum(0, keepdim=True),
     lambda s: s + 1, lambda s: s.mean(), lambda s: gg.cat([s, s]), lambda s: s / s,
     lambda s: s.tolist(), lambda s: s.new_zeros(2), lambda s: s.contiguous().add_(1),
     lambda s: s.backward(), lambda s: s.t().to_sparse_csr().t(), lambda s: s.unsqueeze(0),

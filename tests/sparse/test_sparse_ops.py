@@ -96,6 +96,8 @@ CASES = {
                      (VALS,)),
     "index_select_coalesced": (lambda m, v: coo(m, v).coalesce().index_select(
         1, m.tensor([3, 1])), (VALS,)),
+    "select_int": (lambda m, v: coo(m, v, UNC)[2], (VALS,)),
+    "select_dim1": (lambda m, v: coo(m, v).coalesce().select(1, -2), (VALS,)),
     "sparse_mask": (lambda m, x: (x @ x.t()).sparse_mask(coo(m, m.ones(5, dtype=m.float64),
                                                                 UNC)), (X,)),
     "sparse_mask_coalesced": (lambda m, x: (x @ x.t()).sparse_mask(
@@ -106,12 +108,13 @@ CASES = {
 }
 # Forward only: torch 2.13 has no gradient for these (spdiags: "derivative for aten::_spdiags
 # is not implemented"; Tensor.sum(dim) on sparse: "expand is unsupported for Sparse tensors";
-# index_select: no sparse index_add_; sparse * broadcast dense: no sparse reshape), or a wrong
+# index_select: no sparse index_add_; select: no sparse select_backward; sparse * broadcast
+# dense: no sparse reshape), or a wrong
 # one: torch.sparse.softmax/log_softmax with a negative dim fail torch's own gradcheck.
 # graphgrad's gradients there are checked by finite differences below.
 FORWARD_ONLY = {"spdiags", "tensor_sum_dim", "log_softmax_negative_dim",
                 "softmax_negative_dim", "index_select", "index_select_coalesced",
-                "mul_broadcast_column", "mul_broadcast_row"}
+                "mul_broadcast_column", "mul_broadcast_row", "select_int", "select_dim1"}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -229,7 +232,7 @@ W = RNG.standard_normal((4, 4))
 @pytest.mark.parametrize("name", ["mm", "softmax", "log_softmax", "softmax_neg", "sum", "add",
                                   "relu", "coalesce", "sparse_sparse", "dense_sparse",
                                   "mul_broadcast", "mul_sparse", "index_select", "tensor_sum",
-                                  "spdiags"])
+                                  "spdiags", "select"])
 def test_gradcheck_float64(name):
     w = gg.tensor(W)
 
@@ -251,6 +254,8 @@ def test_gradcheck_float64(name):
         "mul_sparse": lambda v, x: (build(v) * build(v.exp())).to_dense() * w,
         "index_select": lambda v, x: build(v).index_select(1, gg.tensor([2, 2, 0])).to_dense(),
         "tensor_sum": lambda v, x: build(v * v).sum(1).to_dense(),
+        "select": lambda v, x: (build(v)[2] * x[:, 0]).to_dense() + build(v).select(1, 1)
+        .to_dense(),
         "spdiags": lambda v, x: gg.sparse.spdiags(x.t(), gg.tensor([0, -1, 2]), (4, 4))
         .to_dense() * w,
     }

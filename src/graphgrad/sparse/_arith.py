@@ -132,6 +132,32 @@ def _mul_sparse(a, b):
     return make_coo(np.ascontiguousarray(a._sidx[:, ia]), va * vb, a._ssize, both)
 
 
+def select(self, dim, index):
+    """The slice ``index`` of sparse dim ``dim`` (a sparse tensor with one sparse dim less)."""
+    if not self.is_sparse or self.sparse_dim() < 2:
+        raise refuse(self, "select leaving no sparse dim" if self.is_sparse else "select of CSR")
+    dim = wrap_dim(dim, self.ndim)
+    if dim >= self.sparse_dim():
+        raise refuse(self, "select along a dense dim")
+    size = self._ssize[dim]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(self._ssize)} at dimension {dim}")
+    check_tracing()
+    pick = np.flatnonzero(self._sidx[dim] == index % size)
+    idx = np.ascontiguousarray(np.delete(self._sidx[:, pick], dim, axis=0))
+    vals = _ops.gather(pick, self._svals, (self._nnz(),) + tuple(self._svals.shape[1:]),
+                       node="SelectBackward0")
+    out_size = self._ssize[:dim] + self._ssize[dim + 1:]
+    return make_coo(idx, vals, out_size, self._scoal)
+
+
+def _getitem(self, key):
+    if type(key) is int:
+        return select(self, 0, key)
+    raise refuse(self, "indexing other than s[int]")
+
+
 def index_select(self, dim, index):
     """The slices ``index`` along sparse dim ``dim`` (repeats allowed), in ``index``'s order."""
     if not self.is_sparse:
@@ -284,6 +310,8 @@ def install():
         setattr(T, name, _unary(name))
     T.t, T.transpose = t, transpose
     T.index_select = index_select
+    T.select = select
+    T.__getitem__ = _getitem
     T.sum = tensor_sum
     T.to_dense, T.to_sparse, T.to_sparse_csr, T.coalesce = to_dense, to_sparse, to_sparse_csr, \
         coalesce
