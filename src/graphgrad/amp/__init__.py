@@ -1,6 +1,7 @@
 """``graphgrad.amp``: torch.amp's ``autocast`` and ``GradScaler`` (see docs/compat.md).
 
-autocast regions run in the tensors' own dtypes; GradScaler is torch's loss-scaling algorithm.
+autocast casts the ops of torch's CPU lists (docs/numerics.md); GradScaler is torch's
+loss-scaling algorithm.
 """
 
 from __future__ import annotations
