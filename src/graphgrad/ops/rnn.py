@@ -74,7 +74,8 @@ def _rnn_vjp(ns, g, gi, h0, w_hh, b_hh, out, nonlinearity, reverse):
     if nonlinearity == "tanh":
         dact = 1 - out * out
     else:
-        dact = ns.const((ns.raw(out) > 0).astype(ns.raw(out).dtype))
+        # torch's threshold_backward: zero where out <= 0, so a NaN passes the gradient on
+        dact = ns.const((~(ns.raw(out) <= 0)).astype(ns.raw(out).dtype))
     dh = None
     steps = []
     for t in _order(T, not reverse):

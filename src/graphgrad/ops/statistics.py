@@ -477,8 +477,11 @@ def renorm(input, p, dim, maxnorm):
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {x.ndim} dimensions")
     axis = wrap_dim(dim, x.ndim)
     others = tuple(d for d in range(x.ndim) if d != axis)
-    norms = R.norm(input, p, others, True)
-    over = _const(norms._data > maxnorm)
+    over = _const(R.norm(input.detach(), p, others, True)._data > maxnorm)
+    # the norm is taken again of the rescaled slices only, so that a slice left alone (a NaN
+    # norm compares false, as in torch) sends its gradient straight through: a where over the
+    # full norm would multiply the norm's NaN derivative by zero
+    norms = R.norm(E.where(over, input, 0.0), p, others, True)
     factor = E.where(over, maxnorm / (norms + 1e-7), 1.0)
     return input * factor
 
