@@ -36,16 +36,7 @@ EXPECTED_MISSING = {
         uint7""",
     ("owner S: torch.serialization's internals and options"): """
         DeserializationStorageContext PyTorchFileReader PyTorchFileWriter
-        SerializationStorageContext serialization.LoadEndianness
-        serialization.SourceChangeWarning serialization.StorageType
-        serialization.check_module_version_greater_or_equal
-        serialization.default_restore_location serialization.get_crc32_options
-        serialization.get_default_load_endianness serialization.get_default_mmap_options
-        serialization.location_tag serialization.mkdtemp serialization.normalize_storage_type
-        serialization.register_package serialization.set_crc32_options
-        serialization.set_default_load_endianness serialization.set_default_mmap_options
-        serialization.skip_data serialization.storage_to_tensor_type
-        serialization.validate_cuda_device serialization.validate_hpu_device""",
+        SerializationStorageContext""",
     ("owner M: torch.distributed, torch.multiprocessing's internals, typed storages, "
      "DataPipes"): """
         BFloat16Storage BoolStorage ByteStorage CharStorage ComplexDoubleStorage

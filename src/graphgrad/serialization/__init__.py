@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import os
 import pickle
+from tempfile import mkdtemp  # torch.serialization has it (imported there), so programs may
 
 from . import _options, _safetensors, _torch_format
 from ._atomic import atomic_write
@@ -38,7 +39,9 @@ from ._options import (
     set_default_load_endianness,
     set_default_mmap_options,
     skip_data,
+    storage_to_tensor_type,
     validate_cuda_device,
+    validate_hpu_device,
 )
 from ._rebuild import StorageType
 from ._torch_format import MAGIC_NUMBER, PROTOCOL_VERSION
@@ -52,7 +55,8 @@ __all__ = ["save", "load", "SerializationError", "add_safe_globals", "clear_safe
            "set_crc32_options", "SourceChangeWarning", "location_tag",
            "default_restore_location", "normalize_storage_type", "register_package",
            "skip_data", "validate_cuda_device", "check_module_version_greater_or_equal",
-           "SHORT_SIZE", "INT_SIZE", "LONG_SIZE", "IS_WINDOWS", "UNSAFE_MESSAGE", "StorageType"]
+           "SHORT_SIZE", "INT_SIZE", "LONG_SIZE", "IS_WINDOWS", "UNSAFE_MESSAGE", "StorageType",
+           "validate_hpu_device", "storage_to_tensor_type", "mkdtemp"]
 
 DEFAULT_PROTOCOL = 2  # torch's: the pickles stay readable by every torch version
 STORAGE_KEY_SEPARATOR = ","

@@ -14,7 +14,8 @@ __all__ = ["LoadEndianness", "get_default_load_endianness", "set_default_load_en
            "set_crc32_options", "SourceChangeWarning", "location_tag",
            "default_restore_location", "normalize_storage_type", "register_package",
            "skip_data", "validate_cuda_device", "check_module_version_greater_or_equal",
-           "SHORT_SIZE", "INT_SIZE", "LONG_SIZE", "IS_WINDOWS", "UNSAFE_MESSAGE"]
+           "SHORT_SIZE", "INT_SIZE", "LONG_SIZE", "IS_WINDOWS", "UNSAFE_MESSAGE",
+           "validate_hpu_device", "storage_to_tensor_type"]
 
 
 SHORT_SIZE, INT_SIZE, LONG_SIZE = (struct.calcsize("=" + c) for c in "hil")  # standard sizes
@@ -111,6 +112,18 @@ def validate_cuda_device(location):
                        "torch.cuda.is_available() is False. If you are running on a CPU-only "
                        "machine, please use torch.load with map_location=torch.device('cpu') "
                        "to map your storages to the CPU.")
+
+
+def validate_hpu_device(location):
+    raise RuntimeError("Attempting to deserialize object on a HPU device but "
+                       "torch.hpu.is_available() is False. If you are running on a CPU-only "
+                       "machine, please use torch.load with map_location=torch.device('cpu') "
+                       "to map your storages to the CPU.")
+
+
+def storage_to_tensor_type(storage):
+    raise NotImplementedError("torch.serialization.storage_to_tensor_type: graphgrad has no "
+                              "legacy tensor types (torch.FloatTensor, ...) to map storages to")
 
 
 def check_module_version_greater_or_equal(module, req_version_tuple, error_if_malformed=True):
