@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import os
 import pickle
-from tempfile import mkdtemp  # torch.serialization has it (imported there), so programs may
+from tempfile import mkdtemp  # torch.serialization exposes it (an import there): kept
 
 from . import _options, _safetensors, _torch_format
 from ._atomic import atomic_write
