@@ -255,6 +255,8 @@ def unary(op, x, params=None):
         return result
     if x._rg and _mode.grad_enabled and not _mode.inference:
         _cuts.note_op(op, (x,))  # an op with no derivative cut the graph (why_no_grad)
+    if x._rg and _mode.grad_enabled and not _mode.inference:
+        _cuts.note_op(op, (x,))  # an op with no derivative cut the graph (why_no_grad)
     result = wrap(out, False, None)
     if op.view:
         creation = None
