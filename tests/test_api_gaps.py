@@ -145,3 +145,20 @@ def test_jit_eager_surface_as_torch():
     assert gg.jit.onednn_fusion_enabled() == torch.jit.onednn_fusion_enabled()
     with pytest.raises(NotImplementedError, match="graphgrad.save"):
         gg.jit.save(m, "model.pt")
+
+
+def test_futures_as_torch():
+    def prog(m):
+        f = m.futures.Future()
+        before = f.done()
+        chained = f.then(lambda fut: fut.value() * 10)
+        f.set_result(3)
+        both = m.futures.collect_all([f, chained])
+        try:
+            f.set_result(4)
+            again = "ok"
+        except RuntimeError as e:
+            again = str(e)
+        return (before, f.done(), f.wait(), chained.wait(), [x.wait() for x in both.wait()],
+                m.futures.wait_all([f, chained]), again, issubclass(m.futures.Future, m.Future))
+    assert prog(gg) == prog(torch)

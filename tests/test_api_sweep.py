@@ -133,8 +133,8 @@ EXPECTED_MISSING = {
         AliasDb AnyType Argument ArgumentSpec AwaitType Block BoolType BufferDict CallStack
         ClassType Code CompilationUnit CompleteArgumentSpec ComplexType ConcreteModuleType
         ConcreteModuleTypeBuilder DeepCopyMemoTable DeviceObjType DictType EnumType
-        ErrorReport ExecutionPlan FatalError FileCheck FloatType Future FutureType Gradient
-        Graph GraphExecutorState InferredType IntType InterfaceType JITException ListType
+        ErrorReport ExecutionPlan FatalError FileCheck FloatType FutureType Gradient Graph
+        GraphExecutorState InferredType IntType InterfaceType JITException ListType
         LiteScriptModule LockingLogger ModuleDict Node NoneType NoopLogger NumberType
         OptionalType ParameterDict PyObjectType RRefType ScriptClass ScriptClassFunction
         ScriptDict ScriptDictIterator ScriptDictKeyIterator ScriptFunction ScriptList
@@ -247,14 +247,13 @@ EXPECTED_MISSING = {
      "matmuls, nn.grad's "
      "conv gradients, global module hooks, Adafactor/Muon/SparseAdam and the functional "
      "optimizer kernels, SobolEngine, selective activation "
-     "checkpointing, swap_tensors, futures, profiler execution traces"): """
-        cond func.debug_unwrap func.rearrange futures.Future futures.collect_all
-        futures.wait_all jagged lobpcg nn.LinearCrossEntropyLoss nn.LinearCrossEntropyOptions
-        nn.functional.grouped_mm nn.functional.linear_cross_entropy
-        nn.functional.scaled_grouped_mm nn.functional.scaled_mm nn.grad.conv1d_input
-        nn.grad.conv1d_weight nn.grad.conv2d_input nn.grad.conv2d_weight nn.grad.conv3d_input
-        nn.grad.conv3d_weight nn.modules.LinearCrossEntropyLoss
-        nn.modules.LinearCrossEntropyOptions
+     "checkpointing, swap_tensors, profiler execution traces"): """
+        cond func.debug_unwrap func.rearrange jagged lobpcg nn.LinearCrossEntropyLoss
+        nn.LinearCrossEntropyOptions nn.functional.grouped_mm
+        nn.functional.linear_cross_entropy nn.functional.scaled_grouped_mm
+        nn.functional.scaled_mm nn.grad.conv1d_input nn.grad.conv1d_weight
+        nn.grad.conv2d_input nn.grad.conv2d_weight nn.grad.conv3d_input nn.grad.conv3d_weight
+        nn.modules.LinearCrossEntropyLoss nn.modules.LinearCrossEntropyOptions
         nn.modules.linear_cross_entropy_options.LinearCrossEntropyOptions
         nn.modules.loss.LinearCrossEntropyLoss nn.modules.module.register_module_backward_hook
         nn.modules.module.register_module_buffer_registration_hook
@@ -268,9 +267,9 @@ EXPECTED_MISSING = {
         optim.sgd.sgd optim.sparse_adam.SparseAdam optim.swap_in_optimizer_params_and_state
         profiler.DeviceType profiler.ExecutionTraceObserver
         profiler.profiler.ExecutionTraceObserver quasirandom.SobolEngine segment_reduce
-        to_dlpack utils.checkpoint.CheckpointPolicy
-        utils.checkpoint.DefaultDeviceType utils.checkpoint.GraphExecGroup
-        utils.checkpoint.SAC_IGNORED_OPS utils.checkpoint.SelectiveCheckpointContext
+        to_dlpack utils.checkpoint.CheckpointPolicy utils.checkpoint.DefaultDeviceType
+        utils.checkpoint.GraphExecGroup utils.checkpoint.SAC_IGNORED_OPS
+        utils.checkpoint.SelectiveCheckpointContext
         utils.checkpoint.create_selective_checkpoint_contexts
         utils.checkpoint.get_device_states utils.checkpoint.set_device_states
         utils.hooks.BackwardHook utils.hooks.unserializable_hook utils.hooks.warn_if_has_hooks

@@ -326,6 +326,7 @@ from . import (  # noqa: E402 - accelerator, mps, xpu, version: CPU-build answer
     backends,
     cpu,
     cuda,
+    futures,
     hub,
     jit,
     mps,
@@ -396,6 +397,7 @@ from .amp.autocast_mode import (  # noqa: E402
     set_autocast_dtype,
     set_autocast_enabled,
 )
+from .futures import Future  # noqa: E402
 from .random import thread_safe_generator  # noqa: E402
 from .torch_version import TorchVersion as _TorchVersion  # noqa: E402
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import functools
+import threading
 import types
 import typing
 import warnings
@@ -56,32 +57,54 @@ def isinstance(obj, target_type):  # noqa: A001 - torch's name
 
 
 class Future:
-    """The result of ``fork``: already computed (graphgrad runs the call at once)."""
+    """``torch.futures.Future``: a value set once (``set_result``); ``wait`` blocks until then.
+    ``fork``'s futures are set at once (graphgrad runs the call eagerly)."""
 
-    def __init__(self, value=None):
-        self._value = value
+    def __init__(self, *, devices=None):
+        self._event = threading.Event()
+        self._value = None
+        self._callbacks = []
+
+    @classmethod
+    def _done_with(cls, value):
+        fut = cls()
+        fut.set_result(value)
+        return fut
+
+    def set_result(self, result) -> None:
+        if self._event.is_set():
+            raise RuntimeError("Attempting to mark a completed Future as complete again. Note "
+                               "that a Future can only be marked completed once.")
+        self._value = result
+        self._event.set()
+        for callback in self._callbacks:
+            callback(self)
+        self._callbacks = []
+
+    def done(self) -> bool:
+        return self._event.is_set()
 
     def wait(self):
+        self._event.wait()
         return self._value
 
     def value(self):
         return self._value
 
-    def done(self) -> bool:
-        return True
-
-    def set_result(self, result) -> None:
-        self._value = result
-
     def then(self, callback):
-        return Future(callback(self))
+        out = Future()
+        self.add_done_callback(lambda fut: out.set_result(callback(fut)))
+        return out
 
     def add_done_callback(self, callback) -> None:
-        callback(self)
+        if self._event.is_set():
+            callback(self)
+        else:
+            self._callbacks.append(callback)
 
 
 def fork(func, *args, **kwargs):
-    return Future(func(*args, **kwargs))
+    return Future._done_with(func(*args, **kwargs))
 
 
 def wait(future):
