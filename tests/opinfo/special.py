@@ -13,6 +13,7 @@ purpose or for a reason outside graphgrad, with that reason; the sweep skips the
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
@@ -30,8 +31,9 @@ SPECIAL_SETS = {
     "kink": (0.0, 1.0, -1.0),
 }
 
-# How many of an op's float64 samples are turned into special-value copies.
-_BASE_SAMPLES = 1
+# How many of an op's float64 samples are turned into special-value copies: 1 keeps the sweep
+# near 10 s of CPU; GRAPHGRAD_SPECIAL_SAMPLES=2 (about twice that) also passed when written.
+_BASE_SAMPLES = int(os.environ.get("GRAPHGRAD_SPECIAL_SAMPLES", "1"))
 
 # pattern -> why the sweep leaves it out, checked with re.search against an op's name (the
 # whole op) and against "op name/sample name" (one sample)
@@ -48,6 +50,9 @@ KNOWN_DIFFERENCES = {
         "NaN: torch's vectorised CPU loop gives 0, its scalar loop (a tensor's last few "
         "elements) the gradient, so torch's answer depends on the NaN's position; graphgrad "
         "gives the gradient everywhere",
+    r"^rnn_layer/relu-leaf3-(nan|inf)$": "a non-finite recurrent weight: torch's fused "
+        "RNN backward keeps some weight-gradient entries finite that graphgrad's step-by-step "
+        "accumulation turns NaN",
     r"^istft$|^polar$|^nn\.functional\.pdist$|ctc_loss":
         "backward at NaN/inf inputs: torch's fused kernels propagate NaN/inf in other orders",
     r"^nn\.functional\.(batch_norm|instance_norm|group_norm)$": "an infinite weight or bias: "
