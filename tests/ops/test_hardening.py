@@ -202,6 +202,16 @@ def test_max_pool_index_of_nan(kw):
     _same(got[0], want[0])
 
 
+@pytest.mark.parametrize("shape,out", [((2, 3, 7, 5), (3, 2)), ((2, 3, 9, 4), (4, 3))])
+def test_adaptive_max_pool_index_of_nan(shape, out):
+    x = np.random.default_rng(2).standard_normal(shape)
+    x[np.random.default_rng(3).random(shape) < 0.2] = NAN
+    want = torch.nn.functional.adaptive_max_pool2d(torch.tensor(x), out, return_indices=True)
+    got = gg.nn.functional.adaptive_max_pool2d(gg.tensor(x), out, return_indices=True)
+    np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
+    _same(got[0], want[0])
+
+
 # --- exception types ----------------------------------------------------------------------
 
 def _same_exception(fn):

@@ -239,6 +239,11 @@ def _adaptive_max_fwd(xp, x, output_size):
     win = g.transpose(order)
     win = win.reshape(win.shape[:lead + d] + (-1,))
     k = xp.argmax(win, axis=-1)
+    if win.dtype.kind == "f":
+        nan = xp.isnan(win)
+        if nan.any():  # torch's scan takes every NaN it meets: the window's last NaN wins
+            last = win.shape[-1] - 1 - xp.argmax(nan[..., ::-1], axis=-1)
+            k = xp.where(nan.any(axis=-1), last, k)
     best = xp.take_along_axis(win, k[..., None], axis=-1)[..., 0]
     flat = None
     for i, idx in enumerate(idxs):
