@@ -22,8 +22,10 @@ import zlib
 import numpy as np
 
 from ..._tensor import Tensor, wrap
+from ...autograd import sites as _sites
 from ...autograd.grad_mode import is_grad_enabled
 from ...distributed import distributed_c10d as c10d
+from ...distributed import fingerprint as _fingerprint
 from ..modules.module import Module
 
 __all__ = ["DistributedDataParallel"]
@@ -76,6 +78,21 @@ def _reached_leaves(outputs) -> set:
     return reached
 
 
+def _cuts(params) -> str:
+    """why_no_grad's answer for each parameter, against the last backward's loss."""
+    from ...autograd.missing_grad import why_no_grad
+
+    lines = []
+    for p in params:
+        try:
+            report = why_no_grad(p)
+        except (ValueError, RuntimeError):  # no backward ran in this thread
+            return ""
+        if report is not None:
+            lines.append(f"  {report}")
+    return "\nWhy (graphgrad.autograd.why_no_grad):\n" + "\n".join(lines) if lines else ""
+
+
 class DistributedDataParallel(Module):
     """Data parallelism over the default process group, as ``torch.nn.parallel.DDP``.
 
@@ -117,6 +134,8 @@ class DistributedDataParallel(Module):
                                "have any parameter that requires a gradient.")
         self._names = [n for n, _ in named]
         self._params = [p for _, p in named]
+        self._name_of = {id(p): n for n, p in named}
+        self._fingerprinted = 0  # synchronised forwards checked (the first captures sites)
         self._verify_same_model()
         self._sync_module_states()
         self._build_buckets()
@@ -210,7 +229,20 @@ class DistributedDataParallel(Module):
             buffers = list(self.module.buffers())
             if buffers:
                 self._bcast(buffers)
-        out = self.module(*inputs, **kwargs)
+        check = sync and self._impl.size > 1 and not self.find_unused_parameters
+        if check and self._fingerprinted == 0 and not _sites.state.on:
+            # The first step records each op's line for the fingerprint's message.
+            with _sites.capture_sites(True):
+                out = self.module(*inputs, **kwargs)
+        else:
+            out = self.module(*inputs, **kwargs)
+        if check:
+            # Note [DDP fingerprint]: ranks about to reduce different parameters raise here,
+            # all alike, instead of hanging in backward.
+            self._reset_iteration(False)
+            entries = _fingerprint.graph_entries(_tensors_in(out, []), self._name_of)
+            self._fingerprinted += 1
+            _fingerprint.check(self._impl, entries, self._fingerprinted - 1)
         self._reset_iteration(sync)
         if sync and self.find_unused_parameters:
             reached = _reached_leaves(_tensors_in(out, []))
@@ -278,7 +310,8 @@ class DistributedDataParallel(Module):
             "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` "
             "function outputs participate in calculating loss.\nParameter indices which did "
             f"not receive grad for rank {self._impl.rank}: {' '.join(map(str, missing))}\n"
-            f"Parameters which did not receive grad for rank {self._impl.rank}: {names}")
+            f"Parameters which did not receive grad for rank {self._impl.rank}: {names}"
+            + _cuts(self._params[i] for i in missing))
 
     @contextlib.contextmanager
     def no_sync(self):
