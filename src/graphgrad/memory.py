@@ -35,12 +35,13 @@ from .diagnostics.retention import (
 from .diagnostics.retention import (
     set_enabled as set_retention_check,
 )
+from .diagnostics.why_alive import AliveReport, why_alive
 
 __all__ = ["allocated", "max_allocated", "reset_peak", "storage_allocated", "graph_nodes",
            "snapshot", "live_graphs", "Snapshot", "GraphInfo", "NODE_BYTES",
            "min_tracked_bytes", "set_min_tracked_bytes", "GraphRetentionWarning",
            "RetainedGraphWarning", "set_retention_check", "is_retention_check_enabled",
-           "reset_retention_check"]
+           "reset_retention_check", "why_alive", "AliveReport"]
 
 # The average size of a node's bookkeeping (object, edges, shapes, params), measured on a
 # small CNN's graph with graphgrad.diagnostics.graphs.node_bytes: 216-576 bytes.
