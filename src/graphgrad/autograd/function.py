@@ -286,6 +286,12 @@ class Function:
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         prev = _mode.grad_enabled
         _mode.grad_enabled = False
+        from ..ops import _dispatch
+
+        fwd = _dispatch._fwd  # forward AD (autograd/forward_ad.py): jvp gives the tangents
+        fwd = fwd if fwd is not None and not fwd.busy else None
+        if fwd is not None:
+            fwd.busy = True
         try:
             if setup:
                 output = cls.forward(*args)
@@ -294,7 +300,12 @@ class Function:
                 output = cls.forward(ctx, *args, **kwargs)
         finally:
             _mode.grad_enabled = prev
-        return _process_outputs(ctx, args, tensors, output, executable)
+            if fwd is not None:
+                fwd.busy = False
+        result = _process_outputs(ctx, args, tensors, output, executable)
+        if fwd is not None:
+            fwd.function(cls, ctx, args, result)
+        return result
 
 
 def _process_outputs(ctx, args, tensors, output, executable):

@@ -25,6 +25,8 @@ xp = np  # the only backend so far; see graphgrad/backends
 _tracer = None
 # graphgrad.profiler's recorder while a profile is active (See Note [Profiler hook]).
 _profiler = None
+# forward AD's hook (autograd/forward_ad.py): None except while a dual tensor exists.
+_fwd = None
 _ndarray = np.ndarray
 _asarray = np.asarray
 
@@ -214,6 +216,8 @@ def unary(op, x, params=None):
     """Applies a one-input op to tensor ``x``."""
     if _profiler is not None and not _profiler.busy:
         return _profiler.run(unary, op, (x, params))
+    if _fwd is not None and not _fwd.busy:
+        return _fwd.run(unary, op, (x, params))
     if _narrow is not None and (r := _narrow.unary(op, x, params)) is not NotImplemented:
         return r  # a bfloat16 operand: computed in float32 (Note [bfloat16])
     if x._view is not None and x._view[3] != x._vc[0]:
@@ -287,6 +291,8 @@ def binary(op, a, b, params=None):
     """Applies a two-input elementwise op; either side may be a Python scalar."""
     if _profiler is not None and not _profiler.busy:
         return _profiler.run(binary, op, (a, b, params))
+    if _fwd is not None and not _fwd.busy:
+        return _fwd.run(binary, op, (a, b, params))
     if _narrow is not None and (r := _narrow.binary(op, a, b, params)) is not NotImplemented:
         return r
     if isinstance(a, Tensor):
@@ -397,6 +403,8 @@ def apply(op, inputs, params=None):
     """
     if _profiler is not None and not _profiler.busy:
         return _profiler.run(apply, op, (inputs, params))
+    if _fwd is not None and not _fwd.busy:
+        return _fwd.run(apply, op, (inputs, params))
     if _narrow is not None and (r := _narrow.apply(op, inputs, params)) is not NotImplemented:
         return r
     for x in inputs:

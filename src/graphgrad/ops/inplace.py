@@ -49,6 +49,8 @@ def _check_target(self, name, recording):
 
 
 def _recording(self, *others) -> bool:
+    if _dispatch._fwd is not None:  # forward AD: writes go through the ops that carry tangents
+        return True
     if not _mode.grad_enabled or _mode.inference:
         return False
     if self.requires_grad:
@@ -83,6 +85,8 @@ def _write(self, result: Tensor, name: str, any_cast: bool = False,
         _dispatch._tracer.write(self, src)
     np.copyto(dst, src, casting="unsafe")
     _bump(self)
+    if _dispatch._fwd is not None:  # forward AD: the target takes the result's tangent
+        _dispatch._fwd.write(self, result)
     if result._fn is not None:
         if self._view is not None:
             rebase(self, result)  # self's own grad_fn is rebuilt on next use
@@ -97,6 +101,8 @@ def _old_value(self, needs_copy: bool) -> Tensor:
     if not needs_copy:
         return self
     old = wrap(self._data.copy(), self._rg, self.grad_fn)
+    if _dispatch._fwd is not None:  # forward AD: the snapshot keeps the old tangent
+        _dispatch._fwd.snapshot(old, self)
     if _dispatch._tracer is not None:  # graphgrad.compile: the snapshot is the same value
         _dispatch._tracer.alias(old._data, self._data)
     return old
