@@ -246,3 +246,17 @@ def test_no_memory_kept_after_capture_and_backward():
     # keeps arrays once the outputs are gone: less than one 64x128 activation is left
     assert gg.memory.allocated() - base < 64 * 128 * 8
     assert c._compiled.variants[0].region is not None
+
+
+def test_aliased_arguments_never_replay_wrong():
+    def f(a, b):
+        return a * 2.0 + b
+
+    x, y = gg.tensor([1.0, 2.0]), gg.tensor([10.0, 20.0])
+    first_dup = gg.compile(f)
+    with pytest.warns(UserWarning, match="two argument positions"):
+        first_dup(x, x)  # captured with one tensor twice: that key runs eagerly
+    _close(first_dup(x, y).numpy(), f(x, y).numpy())
+    first_apart = gg.compile(f)
+    first_apart(x, y)
+    _close(first_apart(x, x).numpy(), f(x, x).numpy())

@@ -718,6 +718,15 @@ def capture(fn, args, kwargs, *, fullgraph=False, ext_names=None, region=True):
         cap.ext_names.update(ext_names)
     leaves: list = []
     spec = flatten((args, kwargs), leaves)
+    if len({id(t._data) for t in leaves}) != len(leaves):
+        # One tensor in two argument positions would become one graph input, and a later
+        # call with two different tensors (same guard key) would read the first for both.
+        err = GraphBreak("the same tensor is passed in two argument positions (aliased "
+                         "arguments are not guarded)", user_site())
+        if fullgraph:
+            raise err
+        cap.breaks.append(err)
+        return cap, fn(*args, **kwargs)
     for i, t in enumerate(leaves):
         cap.input(t, f"arg{i}")
     cap.start()

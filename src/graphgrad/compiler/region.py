@@ -85,8 +85,10 @@ def _region_vjp(ns, g, saved):
         # The engine already released this node's saved values (no retain_graph): the
         # backward consumes them, freeing each after its last use.
         saved.arrays = ()
-    held = {id(a) for a in ins}
-    held.update(id(a.base) for a in ins if a.base is not None)
+    held = None
+    if region.private or region.check_ins:
+        held = {id(a) for a in ins}
+        held.update(id(a.base) for a in ins if a.base is not None)
     with region.lock:
         res = region.bwd.run_arrays(ins)
     del ins
@@ -198,6 +200,7 @@ class Region:
         self.seed_meta = seed_meta
         self.copy = copy
         self.any_copy = any(copy)
+        self.check_ins = 2 in copy  # some output may be an input array: checked per call
         # outputs that are views of this call's own arrays (a transposed weight gradient):
         # handed to the engine as private, so that it keeps them as .grad without a copy
         self.private = tuple(i for i, c in enumerate(copy) if c == 0
