@@ -20,6 +20,7 @@ from .grad_mode import (
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .missing_grad import NoGradReport, why_no_grad
 from .nonfinite import NonFiniteError, detect_nonfinite
+from .plan import BackwardPlan, plan
 from .variable import Variable
 
 __all__ = [
@@ -29,4 +30,5 @@ __all__ = [
     "set_detect_anomaly",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "gradgradcheck", "Variable",
     "why_no_grad", "NoGradReport", "detect_nonfinite", "NonFiniteError",
+    "plan", "BackwardPlan",
 ]

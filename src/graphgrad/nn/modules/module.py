@@ -752,8 +752,12 @@ class Module:
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
                 or self._backward_pre_hooks or _global_forward_pre_hooks
                 or _global_forward_hooks):
-            return self.forward(*args, **kwargs)
-        return self._call_with_hooks(args, kwargs)
+            out = self.forward(*args, **kwargs)
+        else:
+            out = self._call_with_hooks(args, kwargs)
+        # autograd.plan attributes the nodes made between the two sequence numbers to it
+        self.__dict__["_gg_returned"] = _next_sequence()
+        return out
 
     def _call_with_hooks(self, args, kwargs):
         result = None
