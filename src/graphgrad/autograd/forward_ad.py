@@ -91,17 +91,7 @@ class _State:
     def _tangent(self, fn, op, inputs, params, duals, has_aux, result):
         from ..ops import _dispatch as D
 
-        tangents = [self.get(inputs[i]) for i in duals]
-        for i, t in zip(duals, tangents):
-            if t._data.shape != inputs[i]._data.shape:
-                raise NotImplementedError(
-                    f"forward AD: input {i} of {op.name} changed shape in place (to "
-                    f"{list(inputs[i]._data.shape)}) after its tangent (of shape "
-                    f"{list(t._data.shape)}) was set; in-place view ops (unsqueeze_, t_, ...) "
-                    "on dual tensors are not supported")
-        if any(t._data.dtype.kind == "c" for t in tangents):
-            raise NotImplementedError(f"forward AD: complex tangents are not supported (op "
-                                      f"{op.name})")
+        tangents = self._input_tangents(op, inputs, duals)
         if op.view is True and duals == [0]:
             # a view op is linear in its input: the tangent is the same view of the tangent
             arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
@@ -109,6 +99,41 @@ class _State:
             view = op.forward(np, *arrays, **params) if params else op.forward(np, *arrays)
             if np.shape(view) == result._data.shape:
                 return wrap(np.asarray(view), False, None)
+
+        if op.name == "cholesky_inverse":
+            # the forward reads one triangle of the factor, the backward rule (torch's) treats
+            # it as a full matrix: only the read triangle's tangent moves the result
+            tri = np.triu if params.get("upper") else np.tril
+            tangents = [wrap(tri(tangents[0]._data), False, None)]
+
+        def call(xs):
+            if fn is D.unary:
+                y = fn(op, xs[0], params)
+            elif fn is D.binary:
+                y = fn(op, xs[0], xs[1], params)
+            else:
+                y = fn(op, type(inputs)(xs), params)
+            return [y[0] if has_aux else y]
+
+        return self._double_vjp(op, call, inputs, duals, tangents, [result])[0]
+
+    def _input_tangents(self, op, inputs, duals):
+        tangents = [self.get(inputs[i]) for i in duals]
+        for i, t in zip(duals, tangents):
+            if t._data.dtype.kind == "c":
+                raise NotImplementedError(f"forward AD: complex tangents are not supported (op "
+                                          f"{op.name})")
+            if t._data.shape != inputs[i]._data.shape:
+                raise NotImplementedError(
+                    f"forward AD: input {i} of {op.name} changed shape in place (to "
+                    f"{list(inputs[i]._data.shape)}) after its tangent (of shape "
+                    f"{list(t._data.shape)}) was set; in-place view ops (unsqueeze_, t_, ...) "
+                    "on dual tensors are not supported")
+        return tangents
+
+    def _double_vjp(self, op, call, inputs, duals, tangents, results):
+        """J t for each float result: ``call(xs)`` reruns the op on fresh leaves ``xs``; with
+        g(u) = J^T u built with its graph, J t = d<g(u), t>/du."""
         from .engine import grad
         from .grad_mode import state as mode
 
@@ -118,22 +143,17 @@ class _State:
         try:
             xs = [wrap(x._data, i in duals, None) if isinstance(x, Tensor) else x
                   for i, x in enumerate(inputs)]
-            if fn is D.unary:
-                y = fn(op, xs[0], params)
-            elif fn is D.binary:
-                y = fn(op, xs[0], xs[1], params)
-            else:
-                y = fn(op, type(inputs)(xs) if isinstance(inputs, tuple) else xs, params)
-            if has_aux:
-                y = y[0]
-            zero = wrap(np.zeros_like(result._data), False, None)
-            if not y._rg:
-                return zero
+            ys = call(xs)
+            live_y = [k for k, y in enumerate(ys) if y._rg]
+            out = [wrap(np.zeros_like(r._data), False, None) for r in results]
+            if not live_y:
+                return out
             # g(u) is linear in u, so any u gives the same J t; a random u makes a rule that
             # is not differentiable visible (its g does not depend on u yet is nonzero).
-            u = wrap(_RNG.standard_normal(y._data.shape).astype(y._data.dtype), True, None)
+            us = [wrap(_RNG.standard_normal(ys[k]._data.shape).astype(ys[k]._data.dtype), True,
+                       None) for k in live_y]
             leaves = [xs[i] for i in duals]
-            gs = grad([y], leaves, [u], create_graph=True, allow_unused=True)
+            gs = grad([ys[k] for k in live_y], leaves, us, create_graph=True, allow_unused=True)
             live, ts = [], []
             for g, t in zip(gs, tangents):
                 if g is None:
@@ -149,17 +169,44 @@ class _State:
                 ts.append(t if t._data.dtype == g._data.dtype
                           else wrap(t._data.astype(g._data.dtype), False, None))
             if not live:
-                return zero
-            jv = grad(live, [u], ts, allow_unused=True)[0]
+                return out
+            jvs = grad(live, us, ts, allow_unused=True)
         finally:
             mode.grad_enabled, mode.inference = saved
             self.busy = False
-        if jv is None:
-            return zero
-        data = jv._data
-        if data.shape != result._data.shape:
-            data = np.broadcast_to(data, result._data.shape)
-        return wrap(np.array(data, dtype=result._data.dtype), False, None)
+        for k, jv in zip(live_y, jvs):
+            if jv is not None:
+                r = results[k]._data
+                data = jv._data if jv._data.shape == r.shape else np.broadcast_to(jv._data, r.shape)
+                out[k] = wrap(np.array(data, dtype=r.dtype), False, None)
+        return out
+
+    def run_multi(self, fn, op, inputs, params):
+        """``ops.linalg_solve.apply_multi`` (an op with several outputs) on dual inputs."""
+        duals = [i for i, x in enumerate(inputs) if self.get(x) is not None]
+        self.busy = True
+        try:
+            outs = fn(op, inputs, params)
+        finally:
+            self.busy = False
+        if not duals:
+            return outs
+        floats = [o for o in outs if o._data.dtype.kind in "fV"]
+        if any(o._data.dtype.kind == "c" for o in outs):
+            raise NotImplementedError(f"forward AD: complex tangents are not supported (op "
+                                      f"{op.name})")
+        if op.vjp is None:
+            raise NotImplementedError(f"forward AD: the derivative of {op.name} is not "
+                                      f"implemented (input shapes {_shapes(inputs)})")
+        tangents = self._input_tangents(op, inputs, duals)
+
+        def call(xs):
+            ys = fn(op, tuple(xs), params)
+            return [y for y in ys if y._data.dtype.kind in "fV"]
+
+        for o, t in zip(floats, self._double_vjp(op, call, inputs, duals, tangents, floats)):
+            self.set(o, t)
+        return outs
 
     def snapshot(self, copy, t):
         """``copy`` holds ``t``'s values before an in-place write: it takes ``t``'s tangent."""

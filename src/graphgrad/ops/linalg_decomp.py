@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import wrap
+from . import _dispatch
 from ._dispatch import apply
 from ._opdef import defop
 from .linalg_solve import (
@@ -232,7 +233,7 @@ def svd(A, full_matrices=True, *, driver=None):
 def svdvals(A, *, driver=None):
     """The singular values, descending; differentiable through the reduced SVD."""
     check_matrix("linalg.svdvals", A)
-    if A.requires_grad:
+    if A.requires_grad or _dispatch._fwd is not None:  # forward AD needs the op's rule
         return apply_multi(SVD, (A,), {"full_matrices": False})[1]
     return wrap(np.linalg.svd(A._data, compute_uv=False), False, None)
 
@@ -291,6 +292,6 @@ def eigvalsh(A, UPLO="L"):
     """The eigenvalues of symmetric matrices, ascending."""
     check_matrix("linalg.eigvalsh", A, square=True)
     uplo = _uplo(UPLO)
-    if A.requires_grad:
+    if A.requires_grad or _dispatch._fwd is not None:  # forward AD needs the op's rule
         return apply_multi(EIGH, (A,), {"uplo": uplo})[0]
     return wrap(np.linalg.eigvalsh(A._data, UPLO=uplo), False, None)

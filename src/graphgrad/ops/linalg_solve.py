@@ -107,6 +107,8 @@ def apply_multi(op, inputs, params):
     output got none. The op saves ``"aux"``: the output arrays and their edges, so a
     create_graph backward sees the outputs with their history (``saved_outputs``).
     """
+    if _dispatch._fwd is not None and not _dispatch._fwd.busy:  # forward AD's tangents
+        return _dispatch._fwd.run_multi(apply_multi, op, inputs, params)
     outs = tuple(np.asarray(o) for o in op.forward(np, *(x._data for x in inputs), **params))
     if _dispatch._tracer is not None:  # graphgrad.compile: one instr with several outputs
         _dispatch._tracer.record_multi(op, inputs, params, outs)
