@@ -20,7 +20,7 @@ import numpy as np
 
 from ..autograd.graph import AccumulateGrad, OutputEdge
 
-__all__ = ["graph_entries", "digest", "check"]
+__all__ = ["graph_entries", "used_parameters", "digest", "check"]
 
 
 def graph_entries(outputs, names: dict) -> list:
@@ -49,10 +49,35 @@ def graph_entries(outputs, names: dict) -> list:
     return [(type(n).__name__, tuple(params.get(id(n), ())), n._site) for n in nodes]
 
 
-def digest(entries) -> np.ndarray:
-    """16 bytes naming the set of parameters that ``entries`` use."""
-    used = sorted({p for _, ps, _ in entries for p in ps})
-    h = hashlib.blake2b("\x00".join(used).encode(), digest_size=16)
+def used_parameters(outputs, names: dict) -> list:
+    """The module paths of the parameters a backward from ``outputs`` reaches (the fast walk
+    behind the digest; graph_entries gives the details only on a mismatch)."""
+    seen, used = set(), []
+    stack = [t.grad_fn for t in outputs if t.grad_fn is not None]
+    get = names.get
+    while stack:
+        node = stack.pop()
+        for n in node._next:
+            if n is None:
+                continue
+            t = type(n)
+            if t is AccumulateGrad:
+                name = get(id(n.variable))
+                if name is not None:
+                    used.append(name)
+                continue
+            if t is OutputEdge:
+                n = n._node
+            k = id(n)
+            if k not in seen:
+                seen.add(k)
+                stack.append(n)
+    return used
+
+
+def digest(used) -> np.ndarray:
+    """16 bytes naming the set of parameters in ``used``."""
+    h = hashlib.blake2b("\x00".join(sorted(set(used))).encode(), digest_size=16)
     return np.frombuffer(h.digest(), np.int64).copy()
 
 
@@ -62,14 +87,16 @@ def _site_text(site) -> str | None:
     return f"{os.path.basename(site.filename)}:{site.lineno}: {site.source()}"
 
 
-def check(impl, entries, step) -> None:
-    """Allgathers ``entries``' digest; on a mismatch raises the same RuntimeError on every rank.
-    ``impl`` is the process group's backend."""
-    mine = digest(entries)
+def check(impl, outputs, names, step) -> None:
+    """Allgathers the digest of the parameters a backward from ``outputs`` reaches; on a
+    mismatch raises the same RuntimeError on every rank. ``impl`` is the group's backend,
+    ``names`` maps id(parameter) to its module path."""
+    mine = digest(used_parameters(outputs, names))
     rows = np.empty((impl.size, 2), np.int64)
     impl.wait(impl.allgather(mine, rows), "DistributedDataParallel graph fingerprint")
     if (rows == rows[0]).all():
         return
+    entries = graph_entries(outputs, names)
     # Different graphs: exchange the op lists (length first, then the padded text).
     text = json.dumps([[op, list(ps), _site_text(s)] for op, ps, s in entries]).encode()
     lengths = np.empty(impl.size, np.int64)

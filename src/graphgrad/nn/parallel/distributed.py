@@ -240,9 +240,9 @@ class DistributedDataParallel(Module):
             # Note [DDP fingerprint]: ranks about to reduce different parameters raise here,
             # all alike, instead of hanging in backward.
             self._reset_iteration(False)
-            entries = _fingerprint.graph_entries(_tensors_in(out, []), self._name_of)
             self._fingerprinted += 1
-            _fingerprint.check(self._impl, entries, self._fingerprinted - 1)
+            _fingerprint.check(self._impl, _tensors_in(out, []), self._name_of,
+                               self._fingerprinted - 1)
         self._reset_iteration(sync)
         if sync and self.find_unused_parameters:
             reached = _reached_leaves(_tensors_in(out, []))
