@@ -173,7 +173,8 @@ class BackwardPlan:
         for line, n, count in self.saved_by_line[:10]:
             lines.append(f"    {f(n):>10}  {count:4d} tensors  {line}")
         if not self.sites_known:
-            lines.append("    (lines unknown: call graphgrad.autograd.set_capture_sites(True) "
+            lines.append("    (lines unknown: call "
+                         "graphgrad.autograd.graph.set_capture_sites(True) "
                          "before the forward)")
         if self.modules:
             lines.append("  checkpoint candidates (utils.checkpoint on the module):")

@@ -143,7 +143,8 @@ def message(lists, step) -> str:
             lines.append(f"  rank {r} does not use: {', '.join(sorted(every - u))}")
     if any(entries[first][2] is None for entries in lists if first < len(entries)):
         lines.append("Lines are captured on the first synchronised step only; call "
-                     "graphgrad.autograd.set_capture_sites(True) to name them on later steps.")
+                     "graphgrad.autograd.graph.set_capture_sites(True) to name them on later "
+                     "steps.")
     lines.append("Make every rank run the same modules in the same order (no branch on the "
                  "rank or on rank-local data), or pass find_unused_parameters=True if some "
                  "parameters are legitimately unused on some ranks.")
