@@ -236,11 +236,6 @@ EXPECTED_MISSING = {
         autograd.profiler.MemRecordsAcc autograd.profiler.emit_itt autograd.profiler.emit_nvtx
         autograd.profiler.load_nvprof autograd.profiler.parse_nvprof_trace
         autograd.set_multithreading_enabled autograd.variable.VariableMeta""",
-    ("forward-mode dual tensors (torch.autograd.forward_ad): graphgrad's forward mode is "
-     "graphgrad.func.jvp"): """
-        autograd.forward_ad.UnpackedDualTensor autograd.forward_ad.dual_level
-        autograd.forward_ad.enter_dual_level autograd.forward_ad.exit_dual_level
-        autograd.forward_ad.make_dual autograd.forward_ad.unpack_dual""",
     ("not implemented in graphgrad yet (a plain gap): control flow (cond, while_loop), "
      "lobpcg, segment_reduce, nested (jagged) tensors, DLPack capsules (to_dlpack; "
      "from_dlpack takes __dlpack__ objects), fused linear cross-entropy and grouped/scaled "

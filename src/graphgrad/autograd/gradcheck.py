@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, wrap
+from . import forward_ad as fw
 from .engine import grad as _grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
@@ -118,8 +119,6 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
 def _forward_jacobian(func, inputs, i):
     """Column k: the outputs' tangents (forward AD) for the k-th unit tangent of input i."""
-    from . import forward_ad as fw
-
     x = inputs[i]
     cols = []
     for k in range(x._data.size):
