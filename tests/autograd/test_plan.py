@@ -156,3 +156,28 @@ def test_saved_by_line_and_report():
     # Without site capture the report says how to get lines.
     loss2 = (gg.tanh(x @ w) ** 2).sum()
     assert "set_capture_sites(True)" in str(gg.autograd.plan(loss2))
+
+
+def test_custom_function_checkpoint_and_saved_hooks():
+    class Twice(gg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, a, b):
+            return a * 2 + b * 3
+
+    w = gg.randn(64, 64, requires_grad=True)
+    x = gg.randn(32, 64)
+    a, b = Twice.apply(x @ w)
+    with gg.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        hooked = gg.tanh(x @ w).sum()
+    losses = [a.sum() + b.sum(), hooked,
+              checkpoint(lambda t: gg.tanh(t @ w), x, use_reentrant=False).sum()]
+    for loss in losses:
+        p = gg.autograd.plan(loss)
+        assert p.grad_bytes == 64 * 64 * 4
+        assert p.flops >= 2 * 32 * 64 * 64  # the product's weight gradient
+        w.grad = None

@@ -44,12 +44,15 @@ def _nbytes(meta) -> int:
     shape, dtype = meta
     try:
         return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-    except TypeError:  # a custom Function's per-output slots
+    except (TypeError, ValueError):  # a custom Function's per-output slots
         return 0
 
 
 def _numel(shape) -> int:
-    return int(np.prod(shape, dtype=np.int64))
+    try:
+        return int(np.prod(shape, dtype=np.int64))
+    except (TypeError, ValueError):  # a custom Function's per-output slots
+        return 0
 
 
 def _workspace(node, out_shape) -> int:
