@@ -1,7 +1,8 @@
 """Runs on every rank under the launcher (``run -n N _fingerprint_rank.py OUTDIR``): DDP's graph
 fingerprint on a rank-dependent branch, a parameter unused on one rank, a divergence on a later
-step, ops that differ while the parameters agree, and a parameter unused everywhere. Each
-scenario writes the error it saw (and timings) to OUTDIR/<name>.r<rank>.npz."""
+step, ops that differ while the parameters agree, a parameter unused everywhere, and
+find_unused_parameters' "marked ready twice". Each scenario writes the error it saw (and
+timings) to OUTDIR/<name>.r<rank>.npz."""
 
 import os
 import sys
@@ -83,6 +84,19 @@ def main(out):
     attempt(net, x)
     msg, _ = attempt(net, x, backward=False)
     save("unused_everywhere", error=np.array(msg))
+
+    # find_unused_parameters marks b unused (the output does not reach it); the loss then uses
+    # b.weight outside the forward: torch's "marked as ready twice", naming it.
+    torch.manual_seed(0)
+    model = Branchy()
+    model.mode = "only_a"
+    loose = DDP(model, find_unused_parameters=True)
+    try:
+        (loose(x).sum() + model.b.weight.sum()).backward()
+        msg = ""
+    except RuntimeError as e:
+        msg = str(e)
+    save("marked_twice", error=np.array(msg))
     dist.destroy_process_group()
 
 

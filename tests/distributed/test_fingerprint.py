@@ -80,3 +80,11 @@ def test_unused_everywhere_names_the_cut(runs):
         assert m.startswith("Expected to have finished reduction in the prior iteration")
         assert f"Parameters which did not receive grad for rank {rank}: b.weight, b.bias" in m
         assert "b.weight got no gradient: module b (Linear) was not called" in m
+
+
+def test_find_unused_parameters_marked_twice_names_the_parameter(runs):
+    for r in runs("marked_twice"):
+        m = str(r["error"])
+        assert m.startswith("Expected to mark a variable ready only once")
+        assert "Parameter at index 2 with name b.weight has been marked as ready twice" in m
+

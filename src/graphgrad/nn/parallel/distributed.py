@@ -256,6 +256,8 @@ class DistributedDataParallel(Module):
     def _grad_ready(self, p):
         if not self._sync:
             return
+        if self._unused and any(p is q for q in self._unused):
+            self._marked_twice(p)
         self._started = True
         b, j = self._slot[id(p)]
         bucket = self._buckets[b]
@@ -293,6 +295,21 @@ class DistributedDataParallel(Module):
                     b, j = self._slot[id(p)]
                     p._grad = wrap(self._buckets[b].view(j), False, None)
         self._reset_iteration(False)
+
+    def _marked_twice(self, p):
+        """A parameter find_unused_parameters marked ready (its forward output does not reach
+        it) got a gradient after all: its bucket would be counted twice."""
+        i = next(k for k, q in enumerate(self._params) if q is p)
+        self._impl.waitall([b.req for b in self._buckets if b.req is not None])
+        self._reset_iteration(False)
+        raise RuntimeError(
+            "Expected to mark a variable ready only once. This error is caused by one of the "
+            "following reasons: 1) Use of a module parameter outside the `forward` function. "
+            "2) Reused parameters in multiple reentrant backward passes.\n"
+            f"Parameter at index {i} with name {self._names[i]} has been marked as ready twice: "
+            "find_unused_parameters=True marked it unused because no output of the forward "
+            "reaches it, but the loss used it outside the forward. Use it inside the "
+            "module's forward.")
 
     def _check_prior_reduction(self):
         if not (self._sync and self._started):
