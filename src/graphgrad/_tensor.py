@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _meta
 from ._device import CPU, check_device
 from .autograd import cuts as _cuts
 from .autograd import sites as _sites
@@ -322,7 +322,13 @@ class Tensor:
 
     @property
     def device(self):
+        if _meta.arrays and _meta.is_meta(self):
+            return _meta.META
         return CPU
+
+    @property
+    def is_meta(self) -> bool:
+        return bool(_meta.arrays) and _meta.is_meta(self)
 
     @property
     def is_cuda(self) -> bool:
@@ -366,6 +372,8 @@ class Tensor:
 
     # -- conversion ------------------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
+        if _meta.arrays:
+            _meta.check_readable(self, "numpy")
         if self._rg and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
@@ -383,9 +391,13 @@ class Tensor:
                                "to Scalar")
         if self._fn is not None:
             _cuts.note("item", self)
+        if _meta.arrays:
+            _meta.check_readable(self, "item")
         return self._data.reshape(()).item()
 
     def tolist(self):
+        if _meta.arrays:
+            _meta.check_readable(self, "tolist")
         if self._fn is not None:
             _cuts.note("tolist", self)
         return self._data.tolist()
@@ -405,6 +417,8 @@ class Tensor:
         if n != 1:
             qualifier = "no values" if n == 0 else "more than one value"
             raise RuntimeError(f"Boolean value of Tensor with {qualifier} is ambiguous")
+        if _meta.arrays:
+            _meta.check_readable(self, "item")
         return bool(self._data.reshape(()))
 
     def __float__(self) -> float:
@@ -416,6 +430,8 @@ class Tensor:
     def _scalar_value(self):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
+        if _meta.arrays:
+            _meta.check_readable(self, "item")
         return self._data.reshape(()).item()
 
     def __index__(self) -> int:
@@ -433,6 +449,8 @@ class Tensor:
         from ._tensor_str import format_tensor
 
         fn = self.grad_fn
+        if _meta.arrays and _meta.is_meta(self):
+            return _meta.format_meta(self, fn)
         return format_tensor(self._data, dtype_name=self._data.dtype.name,
                              requires_grad=self._rg,
                              grad_fn_name=None if fn is None else type(fn).__name__,
@@ -481,6 +499,11 @@ class Tensor:
                 copy = a  # the positional non_blocking flag of to(dtype, non_blocking, copy)
             else:
                 raise TypeError(f"to() received an invalid argument {a!r}")
+        if _meta.arrays or device is not None:
+            if str(device) == "meta":  # See _meta.py: shape and dtype, no data
+                return _meta.to_meta(self if dtype is None else self.to(dtype))
+            if device is not None and _meta.is_meta(self):
+                _meta.check_readable(self, "copy")
         check_device(device)
         from .ops.elementwise import _to_dtype
 
@@ -500,6 +523,8 @@ class Tensor:
         return self.to(dtype)
 
     def cpu(self) -> Tensor:
+        if _meta.arrays:
+            _meta.check_readable(self, "copy")
         return self
 
     def cuda(self, *args, **kwargs):

@@ -32,6 +32,7 @@ class _State:
     """The active level and the tangents of its dual tensors (id -> (weakref, tangent))."""
 
     __slots__ = ("level", "busy", "tangents", "next_level")
+    tracks_writes = True  # in-place ops take the recorded path (ops/inplace.py)
 
     def __init__(self):
         self.level = None
@@ -292,9 +293,16 @@ def _shapes(inputs):
 
 
 def _hook(st):
+    from .. import _meta
     from ..ops import _dispatch
 
-    _dispatch._fwd = st if st.level is not None else None
+    if st.level is not None:
+        if _dispatch._fwd is _meta.state:
+            raise NotImplementedError("forward AD: dual tensors cannot be made while meta "
+                                      "tensors are alive (the two share the dispatcher's hook)")
+        _dispatch._fwd = st
+    else:
+        _dispatch._fwd = _meta.state if _meta.arrays else None
 
 
 def enter_dual_level():

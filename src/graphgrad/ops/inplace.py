@@ -49,8 +49,8 @@ def _check_target(self, name, recording):
 
 
 def _recording(self, *others) -> bool:
-    if _dispatch._fwd is not None:  # forward AD: writes go through the ops that carry tangents
-        return True
+    if _dispatch._fwd is not None and _dispatch._fwd.tracks_writes:
+        return True  # forward AD: writes go through the ops that carry tangents
     if not _mode.grad_enabled or _mode.inference:
         return False
     if self.requires_grad:

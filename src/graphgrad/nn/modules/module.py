@@ -474,6 +474,9 @@ class Module:
             else:
                 raise TypeError(f"to() received an invalid combination of arguments - got "
                                 f"({type(a).__name__})")
+        if device is not None and str(device) == "meta":  # graphgrad/_meta.py
+            self._apply(lambda t: t.to("meta"))
+            device = None
         check_device(device)
         if dtype is not None:
             dtype = _dtype.to_dtype(dtype)
