@@ -140,3 +140,16 @@ def test_hook_released_when_meta_tensors_die():
     del t
     gc.collect()
     assert _dispatch._fwd is None
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("empty", lambda m: m.empty(2, 3, device="meta")),
+    ("zeros_int", lambda m: m.zeros(4, dtype=m.int64, device="meta")),
+    ("ones_device_obj", lambda m: m.ones((1, 2), device=m.device("meta"))),
+    ("full", lambda m: m.full((2,), 1.5, device="meta")),
+    ("zeros_like", lambda m: m.zeros_like(m.empty(3, 1, device="meta"))),
+    ("requires_grad", lambda m: m.empty(2, device="meta", requires_grad=True)),
+])
+def test_factories_on_meta(name, fn):
+    got, want = fn(gg), fn(torch)
+    assert got.is_meta and repr(got) == repr(want)

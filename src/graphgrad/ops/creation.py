@@ -132,13 +132,18 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
 
 
 def _filled(size, value, dtype, requires_grad, device, default=None):
-    check_device(device)
+    meta = device is not None and str(device) == "meta"  # graphgrad/_meta.py: no data
+    check_device(None if meta else device)
     shape = shape_arg(size)
     if any(s < 0 for s in shape):
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: "
                            f"{list(shape)}")
     np_dtype = _np_dtype(dtype) if dtype is not None else (
         default or _dtype.get_default_dtype().np)
+    if meta:
+        from .. import _meta
+
+        return _leaf(_meta.meta_array(shape, np_dtype), requires_grad)
     try:
         data = np.full(shape, value, dtype=np_dtype)
     except MemoryError as err:  # torch: RuntimeError naming the bytes
@@ -178,6 +183,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> T
 
 
 def _like(input, value, dtype, requires_grad, device):
+    if device is None and input.is_meta:  # *_like keeps the input's device
+        device = "meta"
     return _filled(input._data.shape, value, dtype, requires_grad, device,
                    default=input._data.dtype)
 
