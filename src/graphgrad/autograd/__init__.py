@@ -1,6 +1,6 @@
 """Automatic differentiation: the engine entry points, grad modes and gradcheck."""
 
-from . import errors, functional, grad_mode, graph
+from . import errors, forward_ad, functional, grad_mode, graph
 from .anomaly import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,
@@ -29,6 +29,6 @@ __all__ = [
     "grad_mode", "graph", "functional", "function", "Function", "errors", "detect_anomaly",
     "set_detect_anomaly",
     "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "gradgradcheck", "Variable",
-    "why_no_grad", "NoGradReport", "detect_nonfinite", "NonFiniteError",
+    "why_no_grad", "NoGradReport", "detect_nonfinite", "NonFiniteError", "forward_ad",
     "plan", "BackwardPlan",
 ]
