@@ -311,3 +311,24 @@ def test_triangle_ops_match_finite_differences(name, fn):
 ])
 def test_multi_output_linalg(name, fn):
     both(fn, X)
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("sin_mul", lambda m, x: (x.sin() * x).sum()),
+    ("matmul_tanh", lambda m, x: (x @ x.T).tanh().sum()),
+    ("view_pow", lambda m, x: (x.T[1:] * 0.5).exp().pow(2).sum()),
+])
+def test_reverse_mode_through_tangents(name, fn):
+    """fwd-over-rev: the tangent's gradient w.r.t. the primal (a Hessian-vector product) and
+    w.r.t. a tangent that requires grad, as torch computes them."""
+    got = []
+    for m in (torch, gg):
+        fw = m.autograd.forward_ad
+        x = m.tensor(X, requires_grad=True)
+        t = m.tensor(T, requires_grad=True)
+        with fw.dual_level():
+            tangent = fw.unpack_dual(fn(m, fw.make_dual(x, t))).tangent
+            gx, gt = m.autograd.grad(tangent, (x, t))
+        got.append((_np(gx), _np(gt)))
+    for a, e in zip(got[1], got[0]):
+        np.testing.assert_allclose(a, e, rtol=1e-9, atol=1e-11)

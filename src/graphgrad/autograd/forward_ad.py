@@ -93,7 +93,7 @@ class _State:
         from ..ops import _dispatch as D
 
         tangents = self._input_tangents(op, inputs, duals)
-        if op.view is True and duals == [0]:
+        if op.view is True and duals == [0] and not tangents[0]._rg:
             # a view op is linear in its input: the tangent is the same view of the tangent
             arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
             arrays[0] = tangents[0]._data
@@ -134,16 +134,24 @@ class _State:
 
     def _double_vjp(self, op, call, inputs, duals, tangents, results):
         """J t for each float result: ``call(xs)`` reruns the op on fresh leaves ``xs``; with
-        g(u) = J^T u built with its graph, J t = d<g(u), t>/du."""
+        g(u) = J^T u built with its graph, J t = d<g(u), t>/du. When grad mode is on and an
+        input or tangent requires grad, the inputs that do are used themselves and J t keeps
+        its graph, so reverse mode can differentiate the tangent (as torch allows)."""
         from .engine import grad
         from .grad_mode import state as mode
 
+        graph = (mode.grad_enabled and not mode.inference
+                 and (any(isinstance(x, Tensor) and x._rg for x in inputs)
+                      or any(t._rg for t in tangents)))
         self.busy = True
         saved = mode.grad_enabled, mode.inference
         mode.grad_enabled, mode.inference = True, False
         try:
-            xs = [wrap(x._data, i in duals, None) if isinstance(x, Tensor) else x
-                  for i, x in enumerate(inputs)]
+            # graph: a tensor that requires grad enters as a clone, which keeps its history,
+            # gives each position its own gradient (x * x), and is not changed by a later
+            # in-place write into x (which would invalidate the values the rerun saved)
+            xs = [x if not isinstance(x, Tensor) else x.clone() if graph and x._rg
+                  else wrap(x._data, i in duals, None) for i, x in enumerate(inputs)]
             ys = call(xs)
             live_y = [k for k, y in enumerate(ys) if y._rg]
             out = [wrap(np.zeros_like(r._data), False, None) for r in results]
@@ -167,19 +175,25 @@ class _State:
                             f"{_shapes(inputs)})")
                     continue
                 live.append(g)
-                ts.append(t if t._data.dtype == g._data.dtype
-                          else wrap(t._data.astype(g._data.dtype), False, None))
+                ts.append(t if t._data.dtype == g._data.dtype else t.to(g.dtype))
             if not live:
                 return out
-            jvs = grad(live, us, ts, allow_unused=True)
+            jvs = grad(live, us, ts, create_graph=graph, allow_unused=True)
+            for k, jv in zip(live_y, jvs):
+                if jv is None:
+                    continue
+                r = results[k]._data
+                if graph and jv._rg:  # keep the graph: shape and dtype fixed by ops
+                    if jv._data.shape != r.shape:
+                        jv = jv.expand(r.shape)
+                    out[k] = jv if jv._data.dtype == r.dtype else jv.to(results[k].dtype)
+                    continue
+                data = jv._data if jv._data.shape == r.shape else np.broadcast_to(jv._data,
+                                                                                  r.shape)
+                out[k] = wrap(np.array(data, dtype=r.dtype), False, None)
         finally:
             mode.grad_enabled, mode.inference = saved
             self.busy = False
-        for k, jv in zip(live_y, jvs):
-            if jv is not None:
-                r = results[k]._data
-                data = jv._data if jv._data.shape == r.shape else np.broadcast_to(jv._data, r.shape)
-                out[k] = wrap(np.array(data, dtype=r.dtype), False, None)
         return out
 
     def run_multi(self, fn, op, inputs, params):
@@ -281,7 +295,7 @@ class _State:
                 if list(t._data.shape) != list(o._data.shape):
                     raise RuntimeError(f"jvp: tangent of shape {list(t._data.shape)} for an "
                                        f"output of shape {list(o._data.shape)}")
-                self.set(o, wrap(t._data, False, None) if (t._rg or t._fn is not None) else t)
+                self.set(o, t)
 
 
 state = _State()
