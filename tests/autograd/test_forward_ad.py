@@ -317,6 +317,8 @@ def test_multi_output_linalg(name, fn):
     ("sin_mul", lambda m, x: (x.sin() * x).sum()),
     ("matmul_tanh", lambda m, x: (x @ x.T).tanh().sum()),
     ("view_pow", lambda m, x: (x.T[1:] * 0.5).exp().pow(2).sum()),
+    ("inplace", lambda m, x: x.sin().mul_(x).sum()),
+    ("setitem", lambda m, x: (_setitem(m, x) ** 2).sum()),
 ])
 def test_reverse_mode_through_tangents(name, fn):
     """fwd-over-rev: the tangent's gradient w.r.t. the primal (a Hessian-vector product) and

@@ -225,13 +225,25 @@ class _State:
 
     def snapshot(self, copy, t):
         """``copy`` holds ``t``'s values before an in-place write: it takes ``t``'s tangent."""
+        if self.busy:
+            return
         tangent = self.get(t)
-        if tangent is not None:
+        if tangent is None:
+            return
+        if tangent._rg:  # a clone keeps the tangent's graph
+            self.busy = True
+            try:
+                self.set(copy, tangent.clone())
+            finally:
+                self.busy = False
+        else:
             self.set(copy, wrap(tangent._data.copy(), False, None))
 
     def write(self, target, result):
         """An in-place op stored ``result`` into ``target`` (ops/inplace.py): the target's
         tangent becomes the result's; a view's write also goes into its base's tangent."""
+        if self.busy:
+            return  # a write made while computing a tangent
         t = self.get(result)
         if t is None and self.get(target) is None and (
                 target._view is None or self.get(target._view[0]) is None):
@@ -239,15 +251,21 @@ class _State:
         if t is None:
             t = wrap(np.zeros_like(target._data), False, None)
         if target._view is None:
-            self.set(target, wrap(np.array(np.broadcast_to(t._data, target._data.shape),
-                                           dtype=target._data.dtype), False, None))
+            if t._data.shape == target._data.shape and t._data.dtype == target._data.dtype:
+                self.set(target, t)  # keeps a tangent's graph (reverse mode through it)
+            else:
+                self.set(target, wrap(np.array(np.broadcast_to(t._data, target._data.shape),
+                                               dtype=target._data.dtype), False, None))
             return
         base, chain = target._view[0], target._view[1]
         bt = self.get(base)
+        if t._rg or (bt is not None and bt._rg):
+            self._graph_write(target, base, chain, bt, t)
+            return
         if bt is None:
             bt = wrap(np.zeros_like(base._data), False, None)
             self.set(base, bt)
-        elif not bt._data.flags.writeable:
+        elif not bt._data.flags.writeable or bt._rg:  # never write into a graph's values
             bt = wrap(np.array(bt._data), False, None)
             self.set(base, bt)
         view = bt._data
@@ -264,6 +282,28 @@ class _State:
                                       "dual tensor")
         np.copyto(view, t._data, casting="unsafe")
         self.set(target, wrap(view, False, None))
+
+    def _graph_write(self, target, base, chain, bt, t):
+        """A write through a view when tangents carry a graph: the base's new tangent is a
+        copy whose same view receives ``t`` by ops, so reverse mode sees the write."""
+        from ..ops import _dispatch as D
+
+        self.busy = True
+        try:
+            nb = bt.clone() if bt is not None else wrap(np.zeros_like(base._data), False, None)
+            cur = nb
+            for vop, params in chain:
+                cur = D.unary(vop, cur, params)
+            if cur._data.shape != target._data.shape:
+                raise NotImplementedError(
+                    f"forward AD: an in-place write into a view of a dual tensor (view shape "
+                    f"{list(target._data.shape)}, base shape {list(base._data.shape)}) is not "
+                    "supported here")
+            cur.copy_(t)
+        finally:
+            self.busy = False
+        self.set(base, nb)
+        self.set(target, cur)
 
     def function(self, cls, ctx, args, result):
         """A custom ``autograd.Function`` applied to dual inputs: its ``jvp`` gives the
