@@ -153,3 +153,20 @@ def test_hook_released_when_meta_tensors_die():
 def test_factories_on_meta(name, fn):
     got, want = fn(gg), fn(torch)
     assert got.is_meta and repr(got) == repr(want)
+
+
+def test_custom_function_on_meta():
+    def run(m):
+        class Double(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return (x * 2).sum(0)
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        return Double.apply(_meta(m))
+
+    got, want = run(gg), run(torch)
+    assert got.is_meta and repr(got).split(", grad_fn")[0] == repr(want).split(", grad_fn")[0]

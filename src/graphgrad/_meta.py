@@ -112,6 +112,7 @@ class _State:
 
     __slots__ = ("busy",)
     tracks_writes = False  # in-place ops keep their usual path (ops/inplace.py)
+    handles_functions = False  # a custom Function's forward runs its ops through run()
 
     def __init__(self):
         self.busy = False
@@ -157,9 +158,6 @@ class _State:
         pass  # an in-place write into a meta tensor stores nothing
 
     def snapshot(self, copy, t):
-        pass
-
-    def function(self, cls, ctx, args, result):
         pass
 
 

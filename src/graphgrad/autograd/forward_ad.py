@@ -33,6 +33,7 @@ class _State:
 
     __slots__ = ("level", "busy", "tangents", "next_level")
     tracks_writes = True  # in-place ops take the recorded path (ops/inplace.py)
+    handles_functions = True  # a custom Function's jvp gives its tangents (function.py)
 
     def __init__(self):
         self.level = None

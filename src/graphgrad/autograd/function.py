@@ -289,7 +289,7 @@ class Function:
         from ..ops import _dispatch
 
         fwd = _dispatch._fwd  # forward AD (autograd/forward_ad.py): jvp gives the tangents
-        fwd = fwd if fwd is not None and not fwd.busy else None
+        fwd = fwd if fwd is not None and not fwd.busy and fwd.handles_functions else None
         if fwd is not None:
             fwd.busy = True
         try:
