@@ -11,6 +11,18 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from . import amp
+from .tensor_types import (
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 
 __all__ = ["amp", "is_available", "device_count", "is_initialized", "init", "current_device",
            "set_device", "synchronize", "empty_cache", "ipc_collect", "manual_seed",
@@ -22,6 +34,8 @@ __all__ = ["amp", "is_available", "device_count", "is_initialized", "init", "cur
            "get_device_capability", "get_device_properties", "get_arch_list",
            "get_gencode_flags", "is_bf16_supported", "current_stream", "default_stream",
            "OutOfMemoryError"]
+__all__ += ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
+            "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor"]
 
 OutOfMemoryError = type("OutOfMemoryError", (RuntimeError,), {
     "__module__": __name__, "__doc__": "torch.cuda.OutOfMemoryError (never raised here)."})
