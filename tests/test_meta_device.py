@@ -170,3 +170,14 @@ def test_custom_function_on_meta():
 
     got, want = run(gg), run(torch)
     assert got.is_meta and repr(got).split(", grad_fn")[0] == repr(want).split(", grad_fn")[0]
+
+
+def test_inplace_writes_and_module_init_on_meta():
+    for m in (gg, torch):
+        a = m.ones(2, 3, device="meta")
+        assert a.add_(1) is a and a.zero_().is_meta and a.uniform_().is_meta
+        a[0] = 1
+        a[m.tensor([0, 1])] = 2.0
+        assert a.copy_(m.ones(2, 3)).is_meta and a.mul_(a).is_meta
+    assert repr(gg.nn.Linear(2, 3, device="meta").weight) == \
+        repr(torch.nn.Linear(2, 3, device="meta").weight)

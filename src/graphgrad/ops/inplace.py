@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _meta
 from .._tensor import _CPP_NAMES, Tensor, bump_version, wrap
 from ..autograd.errors import AutogradError
 from ..autograd.grad_mode import state as _mode
@@ -61,6 +62,12 @@ def _recording(self, *others) -> bool:
 _bump = bump_version
 
 
+def _no_data(t) -> bool:
+    """A meta tensor (graphgrad/_meta.py) stores nothing: an in-place write into it is a no-op
+    once its shapes are checked."""
+    return bool(_meta.arrays) and _meta.is_meta_array(t._data)
+
+
 def _write(self, result: Tensor, name: str, any_cast: bool = False,
            cpp_names: bool = False) -> Tensor:
     """Stores ``result`` into ``self`` in place (torch's casting rule unless ``any_cast``) and
@@ -76,6 +83,8 @@ def _write(self, result: Tensor, name: str, any_cast: bool = False,
         except ValueError:
             raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the "
                                f"broadcast shape {list(src.shape)} (in {name})") from None
+    if _no_data(self):
+        return self
     if not dst.flags.writeable:
         # a broadcast view (made by expand): torch writes unless two elements alias one place
         dst = None if internal_overlap(dst) else writable_alias(dst)
@@ -170,6 +179,8 @@ def _overwrite(self, values, kind):
         _dispatch._tracer.const(values)  # no-op for values already recorded (random draws)
         return _write(self, wrap(values, False, None), name, True)
     if not recording:
+        if _no_data(self):
+            return self
         if not self._data.flags.writeable:
             # an expanded tensor: torch lets a single value reach every alias (fill_, zero_)
             alias = writable_alias(self._data) if np.ndim(values) == 0 else None
@@ -208,6 +219,8 @@ def copy_(self, src, non_blocking=False):
     _check_target(self, "copy_", recording)
     if not recording:
         dst = self._data
+        if _no_data(self):
+            return self
         if not dst.flags.writeable:
             dst = None if internal_overlap(dst) else writable_alias(dst)
             if dst is None:
@@ -231,6 +244,8 @@ def _random_fill(kind, draw):
     def method(self, *args, generator=None, **kwargs):
         from .random import _rng
 
+        if _no_data(self):
+            return self  # nothing to fill, and no draw from the generator
         shape, dtype = self._data.shape, self._data.dtype
         tensors = [a for a in args if isinstance(a, Tensor)]
 
@@ -316,6 +331,8 @@ def index_put_(self, indices, values, accumulate=False):
     recording = _recording(self, values)
     _check_target(self, "index_put_", recording)
     if not recording:
+        if _no_data(self):
+            return self
         if not self._data.flags.writeable:
             raise overlap_error("index_put_")
         if accumulate:
@@ -362,6 +379,8 @@ def setitem(self, key, value):
         if isinstance(np_key, tuple):
             np_key = tuple(k._data if isinstance(k, Tensor) else k for k in np_key)
         value = value._data if isinstance(value, Tensor) else value
+        if _no_data(self):
+            return
         if not self._data.flags.writeable:
             _write_expanded(self._data, np_key, value)
         else:
