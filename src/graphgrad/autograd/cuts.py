@@ -21,7 +21,7 @@ import threading
 import weakref
 
 from . import sites
-from .graph import AccumulateGrad, next_sequence
+from .graph import AccumulateGrad, Freed, next_sequence
 
 __all__ = ["Cut", "note", "note_op", "note_no_grad", "block_at", "current_block_seq", "recent",
            "last_backward", "note_backward", "current_block", "set_block"]
@@ -42,21 +42,53 @@ class Cut:
     number at the cut (``seq``), the ids of the leaves the source reached (``leaves``; None
     when unknown), the op for a non-differentiable one (``detail``)."""
 
-    __slots__ = ("kind", "site", "seq", "leaves", "detail", "source")
+    __slots__ = ("kind", "site", "seq", "leaves", "detail", "source", "pending")
 
-    def __init__(self, kind, site, seq, leaves, detail=None, source=None):
+    def __init__(self, kind, site, seq, leaves, detail=None, source=None, pending=None):
         self.kind = kind
         self.site = site
         self.seq = seq
         self.leaves = leaves
         self.detail = detail
         self.source = source  # weakref to the source's node (or None)
+        self.pending = pending  # the source node, until its leaves are read (Note [Deferred])
 
     def reaches(self, leaf) -> bool | None:
         """Whether the source of this cut had ``leaf`` in its history (None: unknown)."""
+        if self.pending is not None:
+            resolve(self)
         if self.leaves is None:
             return None
         return id(leaf) in self.leaves
+
+
+# Note [Deferred]: item()/numpy()/tolist() are mostly logging (``loss.item()`` every step), so
+# their walk is deferred: the note holds the source node until the next backward(). If that
+# backward starts at the same node, the value was the loss being logged, not a cut, and the
+# note is dropped without a walk; otherwise its leaves are read then. At most one note waits
+# (the next one reads the previous one's leaves), so at most one extra graph is held. A value
+# taken from a graph that a backward already went through (saved values freed) is logging
+# too: no note.
+_pending: list = []
+
+
+def resolve(cut) -> None:
+    node = cut.pending
+    cut.pending = None
+    cut.leaves = leaves_of_node(node)
+
+
+def _settle(roots) -> None:
+    root_nodes = {id(getattr(t, "_fn", None)) for t in roots}
+    for cut in _pending:
+        if cut.pending is None:
+            continue
+        if id(cut.pending) in root_nodes:
+            cut.pending = None
+            cut.leaves = frozenset()  # the loss itself, logged: reaches nothing as a cut
+        else:
+            resolve(cut)
+    _pending.clear()
 
 
 def _user_caller(depth: int) -> bool:
@@ -104,8 +136,31 @@ def note(kind: str, t, depth: int = 1, detail=None) -> None:
         return
     fn = t._fn
     source = weakref.ref(fn) if fn is not None else None
+    if kind in _DEFERRED and fn is not None:
+        if isinstance(getattr(fn, "_saved", None), Freed) or _is_last_root(fn):
+            return  # read after a backward went through it: logging, not a cut
+        cut = Cut(kind, sites.capture(depth + 2), next_sequence(), None, detail, source, fn)
+        if _pending:  # at most one held graph: a loop that never calls backward() pays a walk
+            for old in _pending:
+                if old.pending is not None:
+                    resolve(old)
+            _pending.clear()
+        _pending.append(cut)
+        _log.append(cut)
+        return
     _log.append(Cut(kind, sites.capture(depth + 2), next_sequence(), leaves_of(t), detail,
                     source))
+
+
+_DEFERRED = frozenset(("item", "numpy", "tolist"))
+
+
+def _is_last_root(fn) -> bool:
+    for ref, _ in getattr(_local, "roots", None) or ():
+        t = ref()
+        if t is not None and t._fn is fn:
+            return True
+    return False
 
 
 OP_BUDGET = 512  # a smaller walk for ops (a mask per layer must stay cheap)
@@ -175,6 +230,8 @@ def note_backward(tensors) -> None:
     _local.roots = [(weakref.ref(t), getattr(t._fn, "_seq", None)) for t in tensors
                     if t is not None]
     _backward_seqs.append(next_sequence())
+    if _pending:
+        _settle(tensors)
 
 
 def last_backward():
