@@ -386,9 +386,34 @@ def _write(model, f):
         raise
 
 
+# torch.onnx.export's options that only steer torch's own exporters (dynamo or TorchScript)
+# and change nothing in the file graphgrad writes: accepted at their defaults, as a program
+# written for torch passes them. Other values are refused (NotImplementedError).
+_TORCH_OPTIONS = {"dynamo": None, "external_data": None, "report": None, "optimize": None,
+                  "verify": None, "profile": None, "dump_exported_program": None,
+                  "artifacts_dir": None, "export_params": True,
+                  "keep_initializers_as_inputs": False, "export_modules_as_functions": False,
+                  "autograd_inlining": None, "operator_export_type": None,
+                  "custom_opsets": None, "custom_translation_table": None,
+                  "dynamic_shapes": None}
+
+
+def _check_torch_options(options) -> None:
+    for name, value in options.items():
+        if name not in _TORCH_OPTIONS:
+            raise TypeError(f"export() got an unexpected keyword argument '{name}'")
+        want = _TORCH_OPTIONS[name]
+        if want is not None and value != want:
+            raise NotImplementedError(f"graphgrad.onnx.export: {name}={value!r} is not "
+                                      f"supported (graphgrad writes {name}={want!r})")
+        if name == "dynamic_shapes" and value is not None:
+            raise NotImplementedError("graphgrad.onnx.export: dynamic_shapes (torch.export's "
+                                      "spelling) is not supported; pass dynamic_axes")
+
+
 def export(model, args, f, *, input_names=None, output_names=None, dynamic_axes=None,
            opset_version=None, do_constant_folding=True, audit=True, verbose=False,
-           training=None, kwargs=None):
+           training=None, kwargs=None, **torch_options):
     """Exports ``model`` run on ``args`` to the ONNX file ``f`` (a path or a binary file).
 
     As ``torch.onnx.export(..., dynamo=False)``: ``args`` a tensor or a tuple (a trailing dict
@@ -404,6 +429,7 @@ def export(model, args, f, *, input_names=None, output_names=None, dynamic_axes=
     >>> buf.getvalue()[:2] != b""
     True
     """
+    _check_torch_options(torch_options)
     if kwargs:
         args = tuple(_split_args(args)[0]) + (dict(kwargs),)
     opset = resolve_opset(opset_version)
