@@ -265,7 +265,7 @@ class Tracer:
         Later reads of the array see the new value; an external tensor (a parameter or
         buffer) also gets a store, so the write happens on every call."""
         dst = tensor._data
-        if dst.base is not None or tensor._view is not None:
+        if tensor._view is not None or (dst.base is not None and self._shared(dst)):
             # Other arrays may share this memory; a functional rebinding would miss them.
             raise GraphBreak("an in-place write into a view", user_site())
         v = self.value(src, None)
@@ -285,6 +285,19 @@ class Tracer:
         elif old.kind == "input":
             raise GraphBreak("an in-place write into an input tensor", user_site())
         self.amap[id(dst)] = v
+
+    def _shared(self, dst) -> bool:
+        """Whether memory under ``dst`` (a NumPy view) may be seen through another value: its
+        base is a recorded value or an external's array. An op's own temporary (a convolution's
+        output is a transposed view of its matmul result, which nothing else holds) is not,
+        so ``relu_`` on it stays in the graph (``nn.ReLU(inplace=True)`` after a conv)."""
+        base = dst.base
+        while base is not None:
+            if id(base) in self.amap:
+                return True
+            base = getattr(base, "base", None)
+        return any(v.kind == "external" and v.data is not None
+                   and np.may_share_memory(v.data._data, dst) for v in self.amap.values())
 
     def read(self, tensor, what):
         """``tensor``'s values are read into Python (``.item()``, ``bool()``, ...)."""
