@@ -167,9 +167,9 @@ CELU = _activation("celu", _floating("elu_cpu")(_elu_fwd), _elu_vjp, "CeluBackwa
 def _gelu_fwd(xp, x, approximate="none"):
     if approximate == "tanh":
         return 0.5 * x * (1.0 + xp.tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x)))
-    return 0.5 * x * (1.0 + E._erf(xp, x * _SQRT_HALF))
     if type(x) is np.ndarray and x.dtype == np.float32:
         return _erf_kernels.gelu_f32(x)  # one fused pass per block: the erf and the products
+    return 0.5 * x * (1.0 + E._erf(xp, x * _SQRT_HALF))
 
 
 def _gelu_vjp(ns, g, x, approximate="none"):
@@ -178,10 +178,10 @@ def _gelu_vjp(ns, g, x, approximate="none"):
         t = ns.tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x2 * x))
         inner_grad = _SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_CUBIC * x2)
         return g * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * inner_grad)
-    cdf = 0.5 * (1.0 + ns.erf(x * _SQRT_HALF))
     if type(x) is np.ndarray and type(g) is np.ndarray and x.dtype == g.dtype == np.float32 \
             and x.shape == g.shape:
         return _erf_kernels.gelu_grad_f32(x, g)  # raw arrays (no higher-order graph): fused
+    cdf = 0.5 * (1.0 + ns.erf(x * _SQRT_HALF))
     pdf = _INV_SQRT_2PI * ns.exp(-0.5 * x * x)
     return g * (cdf + x * pdf)
 
