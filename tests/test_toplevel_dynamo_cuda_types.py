@@ -14,7 +14,7 @@ import graphgrad._dynamo  # noqa: F401 - torch._dynamo is imported explicitly to
 def test_cuda_legacy_types(name):
     ours, theirs = getattr(gg.cuda, name), getattr(torch.cuda, name)
     assert isinstance(gg.ones(2), ours) == isinstance(torch.ones(2), theirs) is False
-    for lib, cls in ((gg, ours), (torch, theirs)):
+    for _lib, cls in ((gg, ours), (torch, theirs)):
         with pytest.raises(TypeError, match="not compiled with CUDA enabled"):
             cls(2)
 
