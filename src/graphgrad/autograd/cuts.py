@@ -63,27 +63,29 @@ class Cut:
 
 
 # Note [Deferred]: item()/numpy()/tolist() are mostly logging (``loss.item()`` every step), so
-# their walk is deferred: the note holds the source node until the next backward(). If that
-# backward starts at the same node, the value was the loss being logged, not a cut, and the
-# note is dropped without a walk; otherwise its leaves are read then. At most one note waits
-# (the next one reads the previous one's leaves), so at most one extra graph is held. A value
-# taken from a graph that a backward already went through (saved values freed) is logging
-# too: no note.
+# their walk is deferred to the next backward(), with a weak reference to the source node (a
+# note never keeps a graph alive). If that backward starts at the same node, the value was the
+# loss being logged, not a cut: dropped without a walk; otherwise its leaves are read then. A
+# source gone by then (a temporary) leaves the reach unknown, and why_no_grad takes such a
+# note as a likely cut only when no definite one explains the missing gradient. A value taken
+# from a graph a backward already went through (saved values freed) is logging too: no note.
 _pending: list = []
 
 
 def resolve(cut) -> None:
-    node = cut.pending
+    node = cut.pending() if cut.pending is not None else None
     cut.pending = None
-    cut.leaves = leaves_of_node(node)
+    cut.leaves = leaves_of_node(node) if node is not None else None  # gone: unknown
 
 
 def _settle(roots) -> None:
     root_nodes = {id(getattr(t, "_fn", None)) for t in roots}
     for cut in _pending:
-        if cut.pending is None:
+        node = cut.pending() if cut.pending is not None else None
+        if node is None:
+            cut.pending = None
             continue
-        if id(cut.pending) in root_nodes:
+        if id(node) in root_nodes:
             cut.pending = None
             cut.leaves = frozenset()  # the loss itself, logged: reaches nothing as a cut
         else:
@@ -139,12 +141,9 @@ def note(kind: str, t, depth: int = 1, detail=None) -> None:
     if kind in _DEFERRED and fn is not None:
         if isinstance(getattr(fn, "_saved", None), Freed) or _is_last_root(fn):
             return  # read after a backward went through it: logging, not a cut
-        cut = Cut(kind, sites.capture(depth + 2), next_sequence(), None, detail, source, fn)
-        if _pending:  # at most one held graph: a loop that never calls backward() pays a walk
-            for old in _pending:
-                if old.pending is not None:
-                    resolve(old)
-            _pending.clear()
+        cut = Cut(kind, sites.capture(depth + 2), next_sequence(), None, detail, source)
+        cut.pending = source  # weakly: the note never keeps a graph alive
+        _pending[:] = [c for c in _pending if c.pending is not None and c.pending() is not None]
         _pending.append(cut)
         _log.append(cut)
         return

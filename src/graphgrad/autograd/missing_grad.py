@@ -197,6 +197,14 @@ def _cut_reason(tensor, label, owner, root_seq):
             f"{label} got no gradient: a tensor computed from it {what}{_where(cut.site)}, "
             "so the loss's graph ends there" + _fix(cut.kind),
             _site_text(cut.site), [label, cut.kind])
+    cut = _latest(lambda c: c.kind in ("item", "numpy", "tolist") and c.reaches(tensor) is None
+                  and c.seq > after, before=root_seq)
+    if cut is not None and owner is not None:  # a value taken out of a graph now gone
+        return NoGradReport(
+            cut.kind,
+            f"{label} got no gradient: most likely a value computed from it "
+            f"{_CUT_WORDS[cut.kind]}{_where(cut.site)}, so the loss's graph ends there"
+            + _fix(cut.kind), _site_text(cut.site), [label, cut.kind])
     block = _latest(lambda c: c.kind == "no_grad" and c.seq > after, before=root_seq)
     if block is not None and owner is None:
         return NoGradReport(

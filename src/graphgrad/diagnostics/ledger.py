@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import weakref
 
-import numpy as np
-
 __all__ = ["track", "allocated", "max_allocated", "reset_peak", "set_min_tracked_bytes",
            "min_tracked_bytes"]
 
@@ -44,15 +42,8 @@ def _freed(ref, _ledger=ledger):
 
 def track(array) -> None:
     """Counts ``array``'s storage until it is freed (called by ``wrap`` for large arrays)."""
-    base = array.base
-    if base is not None:
-        # a view: its storage is its base's, counted once (a tensor made around a view of an
-        # array no tensor holds, such as a compiled backward's transposed gradient, counts it)
-        while isinstance(base, np.ndarray) and base.base is not None:
-            base = base.base
-        if not isinstance(base, np.ndarray):
-            return
-        array = base
+    if array.base is not None:
+        return
     key = id(array)
     live = ledger.live
     if key in live:  # the same array wrapped again (detach, a saved output)

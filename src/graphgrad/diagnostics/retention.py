@@ -43,6 +43,8 @@ class _Detector:
         self.reset()
 
     def reset(self):
+        if getattr(self, "watching", None) is not None:
+            sites.set_capture_sites(self.watching)  # a report was pending: sites back as they were
         self.old = set()  # steps before the previous one that still have live nodes
         self.reported = set()  # old steps already covered by a report (not counted again)
         self.grew = 0
@@ -88,8 +90,8 @@ class _Detector:
 
     # -- step boundary -------------------------------------------------------------------
     def on_step(self, step):
-        if not self.enabled:
-            return
+        if not self.enabled or _capturing():
+            return  # a compile capture replays this step: a report inside it would be its effect
         if self.retained:
             self._check_retained(step)
         live = _step.live_nodes
@@ -283,6 +285,12 @@ def _message(graphs, old, step, eval_loop=False, latest=None):
     key = tuple(holders) if holders else (
         (where.filename, where.lineno) if where is not None else None)
     return "\n".join(lines), key
+
+
+def _capturing() -> bool:
+    from ..ops import _dispatch
+
+    return _dispatch._tracer is not None
 
 
 detector = _Detector()
