@@ -5,6 +5,7 @@ leaves)`` for m = torch or graphgrad, and a relative tolerance ``tol`` (absolute
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 import graphgrad as gg
@@ -121,3 +122,19 @@ def check_kl(build, p, q):
     for a, b in zip(out[gg][1], out[torch][1]):
         if b is not None and np.isfinite(to_np(out[torch][0])).all():
             close(a, b, rtol=1e-6, atol=1e-9)
+
+
+@pytest.fixture
+def default_validation():
+    """Both libraries validate distribution arguments by default (torch's ``__debug__``
+    default); a test elsewhere in the same worker process that switched either off must not
+    change what the error-parity tests compare."""
+    import graphgrad as gg
+
+    before = (torch.distributions.Distribution._validate_args,
+              gg.distributions.Distribution._validate_args)
+    torch.distributions.Distribution.set_default_validate_args(True)
+    gg.distributions.Distribution.set_default_validate_args(True)
+    yield
+    torch.distributions.Distribution.set_default_validate_args(before[0])
+    gg.distributions.Distribution.set_default_validate_args(before[1])

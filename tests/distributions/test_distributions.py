@@ -9,6 +9,7 @@ import _parity as parity
 import numpy as np
 import pytest
 import torch
+from _parity import default_validation  # noqa: F401 - the fixture
 
 import graphgrad as gg
 
@@ -184,6 +185,7 @@ ERRORS = {
 }
 
 
+@pytest.mark.usefixtures("default_validation")
 @pytest.mark.parametrize("name", ERRORS)
 def test_errors_match_torch(name):
     with pytest.raises(Exception) as expected:
