@@ -292,10 +292,8 @@ def _path_to(loss, tensor):
         queue = nxt_queue
     path = []
     n = found
-    by_id = {}
     while n is not None:
         path.append(n)
-        by_id[id(n)] = n
         n = prev.get(id(n))
     path.reverse()
     return [n for n in path if type(n) is not AccumulateGrad]

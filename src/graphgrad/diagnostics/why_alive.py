@@ -164,10 +164,6 @@ def _label(obj) -> str:
     return type(obj).__name__
 
 
-def _is_frame_dict(o, frame_dicts) -> bool:
-    return id(o) in frame_dicts
-
-
 def _array_holders():
     """id(array) -> the Tensors and graph nodes holding it directly. NumPy arrays are not
     tracked by the garbage collector, and CPython stops tracking a tuple that holds only
